@@ -1,0 +1,143 @@
+"""sqlglot's Oracle dialect, extended with the 23ai/26ai syntax the workshop and langchain-oracledb send.
+
+Each override fixes one gap found in research (embedded-engine-findings.md §3): positional binds
+`:1`, `VECTOR(n, FMT)` column types, `FETCH APPROX ... WITH TARGET ACCURACY`, `model USING expr AS
+name` arguments, the distance operators `<=>`, `<->`, `<#>`, and JSON_QUERY wrapper clauses.
+"""
+from __future__ import annotations
+
+import logging
+import re
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.dialects.oracle import Oracle
+from sqlglot.tokens import TokenType
+
+logging.getLogger("sqlglot").setLevel(logging.ERROR)
+
+
+class ModelUsing(exp.Expression, exp.Func):
+    """VECTOR_EMBEDDING(model USING expr AS name, ...) and PREDICTION(...): keeps the model name."""
+
+    arg_types = {"this": True, "model": True, "expressions": True}
+
+
+class ModelArg(exp.Expression):
+    """One `expr AS name` argument of a model function."""
+
+    arg_types = {"this": True, "name": True}
+
+
+class JsonQuery(exp.Expression, exp.Func):
+    """JSON_QUERY(doc, path [RETURNING t] [PRETTY] [WITH|WITHOUT [ARRAY] WRAPPER] [x ON ERROR])."""
+
+    arg_types = {"this": True, "path": True, "wrapper": False, "on_error": False, "on_empty": False,
+                 "returning": False}
+
+
+class OracleX(Oracle):
+    class Tokenizer(Oracle.Tokenizer):
+        KEYWORDS = {**Oracle.Tokenizer.KEYWORDS, "<#>": TokenType.LLRR_ARROW}
+
+    class Parser(Oracle.Parser):
+        COLON_PLACEHOLDER_TOKENS = Oracle.Parser.COLON_PLACEHOLDER_TOKENS | {TokenType.NUMBER}
+
+        FUNCTION_PARSERS = {
+            **Oracle.Parser.FUNCTION_PARSERS,
+            "VECTOR_EMBEDDING": lambda self: self._parse_model_using("VECTOR_EMBEDDING"),
+            "PREDICTION": lambda self: self._parse_model_using("PREDICTION"),
+            "JSON_QUERY": lambda self: self._parse_json_query(),
+        }
+
+        def _parse_model_using(self, name: str) -> exp.Expression:
+            model = self._parse_table_parts()
+            if not self._match(TokenType.USING):
+                self.raise_error(f"{name}: expected USING after the model name")
+            args = self._parse_csv(self._parse_model_arg)
+            return self.expression(ModelUsing(this=exp.Var(this=name), model=model, expressions=args))
+
+        def _parse_model_arg(self) -> exp.Expression:
+            value = self._parse_assignment()
+            name = None
+            if self._match(TokenType.ALIAS):
+                name = self._parse_id_var(any_token=True)
+            return self.expression(ModelArg(this=value, name=name))
+
+        def _parse_json_query(self) -> exp.Expression:
+            this = self._parse_assignment()
+            self._match(TokenType.COMMA)
+            path = self._parse_assignment()
+            args = {"this": this, "path": path}
+            while not self._match(TokenType.R_PAREN, advance=False):
+                if self._match_text_seq("RETURNING"):
+                    args["returning"] = self._parse_types()
+                elif self._match_text_seq("PRETTY") or self._match_text_seq("ASCII"):
+                    continue
+                elif self._match_text_seq("WITHOUT"):
+                    self._match_text_seq("ARRAY")
+                    self._match_text_seq("WRAPPER")
+                    args["wrapper"] = "WITHOUT"
+                elif self._match_text_seq("WITH"):
+                    kind = "UNCONDITIONAL"
+                    if self._match_text_seq("CONDITIONAL"):
+                        kind = "CONDITIONAL"
+                    else:
+                        self._match_text_seq("UNCONDITIONAL")
+                    self._match_text_seq("ARRAY")
+                    self._match_text_seq("WRAPPER")
+                    args["wrapper"] = kind
+                else:
+                    handler = self._parse_on_handler()
+                    if handler is None:
+                        self.raise_error("JSON_QUERY: unsupported clause")
+                    value, target = handler
+                    args["on_" + target.lower()] = value
+            return self.expression(JsonQuery(**args))
+
+        def _parse_on_handler(self):
+            """`NULL|ERROR|EMPTY [ARRAY|OBJECT] ON ERROR|EMPTY`."""
+            for word in ("NULL", "ERROR", "EMPTY"):
+                if self._match_text_seq(word):
+                    if word == "EMPTY":
+                        self._match_text_seq("ARRAY") or self._match_text_seq("OBJECT")
+                    if self._match_text_seq("ON", "ERROR"):
+                        return word, "ERROR"
+                    if self._match_text_seq("ON", "EMPTY"):
+                        return word, "EMPTY"
+                    return None
+            return None
+
+        def _parse_limit(self, this=None, top=False, skip_limit_token=False):
+            result = super()._parse_limit(this, top=top, skip_limit_token=skip_limit_token)
+            if isinstance(result, exp.Fetch):
+                if self._match_text_seq("WITH", "TARGET", "ACCURACY"):
+                    result.set("target_accuracy", self._parse_number())
+                elif self._match_text_seq("PARAMETERS"):
+                    self._match_l_paren()
+                    self._parse_csv(self._parse_assignment)
+                    self._match_r_paren()
+            return result
+
+        def _parse_vector_expressions(self, expressions):
+            # Oracle spells VECTOR(dimensions, format); keep both as plain values.
+            return [exp.Var(this=e.sql()) if not isinstance(e, exp.Literal) else e for e in expressions]
+
+
+_APPROX = re.compile(r"(?i)\bFETCH\s+(APPROX|APPROXIMATE|EXACT)\s+")
+_VECTOR_STAR = re.compile(r"(?i)\bVECTOR\s*\(\s*\*\s*(,\s*(\*|\w+)\s*)?\)")
+
+
+def normalise_for_parser(sql: str) -> str:
+    """Token-level spellings sqlglot cannot parse, rewritten to ones it can (strings untouched)."""
+    from .lexing import map_code
+
+    def fix(code: str) -> str:
+        code = _APPROX.sub("FETCH ", code)
+        return _VECTOR_STAR.sub(lambda m: f"VECTOR(0, {(m.group(2) or '*').replace('*', 'FLEX')})", code)
+
+    return map_code(sql, fix)
+
+
+def parse(sql: str) -> exp.Expression:
+    return sqlglot.parse_one(normalise_for_parser(sql), dialect=OracleX)

@@ -1,0 +1,64 @@
+"""Oracle errors raised as real python-oracledb exceptions, so callers can test `.args[0].code`."""
+from __future__ import annotations
+
+import re
+import sqlite3
+
+import oracledb
+from oracledb import errors as _oracle_errors
+
+ENGINE_SUFFIX = "(embedded engine; run against Oracle AI Database)"
+
+#: ORA codes python-oracledb classifies as IntegrityError.
+_INTEGRITY_CODES = {1, 1400, 1407, 2290, 2291, 2292}
+
+
+def ora_error(code: int, message: str, *, offset: int = 0) -> oracledb.DatabaseError:
+    """Build the exception python-oracledb would raise for `ORA-<code>: <message>`."""
+    text = f"ORA-{code:05d}: {message}"
+    err = _oracle_errors._Error(message=text, code=code, offset=offset)
+    cls = oracledb.IntegrityError if code in _INTEGRITY_CODES else oracledb.DatabaseError
+    return cls(err)
+
+
+def unsupported(construct: str) -> oracledb.DatabaseError:
+    """ORA-03001 naming the construct the embedded engine does not implement."""
+    return ora_error(3001, f"unimplemented feature: {construct} {ENGINE_SUFFIX}")
+
+
+class EngineError(Exception):
+    """Raised inside SQLite callbacks; carries the Oracle error to re-raise after SQLite unwinds."""
+
+    def __init__(self, code: int, message: str):
+        super().__init__(f"ORA-{code:05d}: {message}")
+        self.code = code
+        self.message = message
+
+    def to_oracle(self) -> oracledb.DatabaseError:
+        return ora_error(self.code, self.message)
+
+
+_SQLITE_PATTERNS: list[tuple[re.Pattern, int, str]] = [
+    (re.compile(r"no such table: (?:main\.)?(\S+)"), 942, "table or view \"{0}\" does not exist"),
+    (re.compile(r"no such column: (\S+)"), 904, "\"{0}\": invalid identifier"),
+    (re.compile(r"(?:UNIQUE|PRIMARY KEY) constraint failed: (.+)"), 1, "unique constraint ({0}) violated"),
+    (re.compile(r"NOT NULL constraint failed: (\S+)"), 1400, "cannot insert NULL into ({0})"),
+    (re.compile(r"CHECK constraint failed: (.+)"), 2290, "check constraint ({0}) violated"),
+    (re.compile(r"FOREIGN KEY constraint failed"), 2291, "integrity constraint violated - parent key not found"),
+    (re.compile(r"(?:table|index|view) \"?(\S+?)\"? already exists"), 955, "name \"{0}\" is already used by an existing object"),
+    (re.compile(r"database is locked|database table is locked"), 54,
+     "resource busy: another session holds an uncommitted transaction on the embedded database; "
+     "run COMMIT (connection.commit()) or ROLLBACK in the other notebook or process, then retry"),
+    (re.compile(r"near \"([^\"]*)\": syntax error"), 933, "SQL command not properly ended near \"{0}\""),
+    (re.compile(r"ambiguous column name: (\S+)"), 918, "column ambiguously defined: \"{0}\""),
+]
+
+
+def from_sqlite(exc: sqlite3.Error) -> oracledb.DatabaseError:
+    """Translate a SQLite error into the Oracle error a learner would see on Oracle."""
+    text = str(exc)
+    for pattern, code, template in _SQLITE_PATTERNS:
+        m = pattern.search(text)
+        if m:
+            return ora_error(code, template.format(*m.groups()))
+    return ora_error(600, f"internal error in the embedded engine: {text}")

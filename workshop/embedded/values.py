@@ -1,0 +1,220 @@
+"""How Oracle values are stored in SQLite and turned back into what python-oracledb returns.
+
+Storage conventions (one place, shared by the translator, the functions and the cursor):
+- VECTOR: BLOB = 4-byte header (b"\\x00VC" + format code) + packed elements, so a vector is
+  recognisable wherever it travels (columns, expressions, function results).
+- JSON: compact JSON text. DATE / TIMESTAMP: ISO text that sorts correctly.
+- RAW: bytes. BOOLEAN: 1/0. CLOB: text; BLOB: bytes.
+SQLite column declared types carry the Oracle type (see `sqlite_decltype`), and the converters
+registered here turn fetched values back into Python objects.
+"""
+from __future__ import annotations
+
+import array
+import datetime as dt
+import decimal
+import json
+import sqlite3
+from typing import Any
+
+import numpy as np
+import oracledb
+
+VECTOR_MAGIC = b"\x00VC"
+#: Oracle vector format -> (array typecode, numpy dtype)
+VECTOR_FORMATS = {
+    "FLOAT32": ("f", np.float32),
+    "FLOAT64": ("d", np.float64),
+    "INT8": ("b", np.int8),
+    "BINARY": ("B", np.uint8),
+}
+_FORMAT_BY_CODE = {code: (name, dtype) for name, (code, dtype) in VECTOR_FORMATS.items()}
+
+
+# ----------------------------------------------------------------------------- vectors
+def is_vector_blob(value: Any) -> bool:
+    return isinstance(value, (bytes, memoryview)) and bytes(value[:3]) == VECTOR_MAGIC
+
+
+def encode_vector(values: Any, fmt: str | None = None) -> bytes:
+    """Pack a sequence (array.array, list, numpy array) into the stored vector form."""
+    if isinstance(values, array.array):
+        code = values.typecode
+        if fmt is None:
+            fmt = {"f": "FLOAT32", "d": "FLOAT64", "b": "INT8", "B": "BINARY"}.get(code)
+            if fmt is None:
+                raise ValueError(f"array typecode {code!r} is not a vector format")
+    if fmt is None:
+        fmt = "FLOAT64" if not isinstance(values, np.ndarray) or values.dtype == np.float64 else (
+            "FLOAT32" if values.dtype == np.float32 else "INT8" if values.dtype == np.int8 else "FLOAT64")
+    code, dtype = VECTOR_FORMATS[fmt]
+    arr = np.asarray(values, dtype=np.float64)
+    if fmt == "INT8" and (np.any(arr < -128) or np.any(arr > 127) or np.any(arr != np.round(arr))):
+        raise ValueError("INT8 vector elements must be integers in -128..127")
+    if arr.ndim != 1:
+        raise ValueError("a vector must be one-dimensional")
+    return VECTOR_MAGIC + code.encode() + arr.astype(dtype).tobytes()
+
+
+def vector_format(blob: bytes) -> str:
+    return _FORMAT_BY_CODE[chr(blob[3])][0]
+
+
+def vector_numpy(blob: bytes) -> np.ndarray:
+    """Zero-copy view of a stored vector's elements."""
+    _, dtype = _FORMAT_BY_CODE[chr(blob[3])]
+    return np.frombuffer(blob, dtype=dtype, offset=4)
+
+
+def decode_vector(blob: bytes) -> array.array:
+    """What python-oracledb returns for a VECTOR: an array.array of the stored format."""
+    code = chr(blob[3])
+    out = array.array(code)
+    out.frombytes(bytes(blob[4:]))
+    return out
+
+
+def vector_dimension(blob: bytes) -> int:
+    _, dtype = _FORMAT_BY_CODE[chr(blob[3])]
+    return (len(blob) - 4) // np.dtype(dtype).itemsize
+
+
+# ----------------------------------------------------------------------------- dates
+def date_text(value: dt.date | dt.datetime) -> str:
+    if not isinstance(value, dt.datetime):
+        value = dt.datetime(value.year, value.month, value.day)
+    return value.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def timestamp_text(value: dt.datetime, with_tz: bool = False) -> str:
+    text = value.strftime("%Y-%m-%d %H:%M:%S.%f")
+    if with_tz:
+        offset = value.utcoffset() if value.tzinfo else dt.timedelta(0)
+        sign = "-" if offset < dt.timedelta(0) else "+"
+        minutes = abs(int(offset.total_seconds())) // 60
+        text += f"{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+    return text
+
+
+def parse_datetime(text: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(text)
+
+
+# ----------------------------------------------------------------------------- LOBs
+class _LobImpl:
+    """Backs an `oracledb.LOB` with an in-memory value (the embedded engine has no LOB locators)."""
+
+    def __init__(self, value: str | bytes, dbtype):
+        self.value = value
+        self.dbtype = dbtype
+
+    def free_lob(self):
+        pass
+
+    def process_sync_operation(self, lob, name, args, kwargs):
+        if name == "read":
+            offset = args[0] if args else kwargs.get("offset", 1)
+            amount = args[1] if len(args) > 1 else kwargs.get("amount")
+            start = max(int(offset) - 1, 0)
+            return self.value[start:] if amount is None else self.value[start:start + int(amount)]
+        if name == "size":
+            return len(self.value)
+        if name == "getchunksize":
+            return 8060
+        if name in ("isopen",):
+            return False
+        if name in ("open", "close"):
+            return None
+        raise oracledb.NotSupportedError(f"LOB.{name}() is not supported by the embedded engine")
+
+
+def make_lob(value: str | bytes) -> oracledb.LOB:
+    """A real `oracledb.LOB` instance (isinstance checks pass) holding `value`."""
+    lob = oracledb.LOB.__new__(oracledb.LOB)
+    lob._impl = _LobImpl(value, oracledb.DB_TYPE_BLOB if isinstance(value, bytes) else oracledb.DB_TYPE_CLOB)
+    return lob
+
+
+class ClobText(str):
+    """Marker for text fetched from a CLOB column (becomes a LOB unless fetch_lobs is off)."""
+
+
+class BlobBytes(bytes):
+    """Marker for bytes fetched from a BLOB column."""
+
+
+class JsonValue:
+    """Marker for a value fetched from a JSON column (already parsed)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+# ----------------------------------------------------------------------------- types
+#: Oracle type name -> SQLite declared type. The first word selects the converter below;
+#: the words CLOB/TEXT/BLOB/INT/REAL inside it give SQLite the right storage affinity.
+SQLITE_DECLTYPES = {
+    "VARCHAR2": "TEXT", "NVARCHAR2": "TEXT", "CHAR": "TEXT", "NCHAR": "TEXT", "VARCHAR": "TEXT",
+    "LONG": "TEXT",
+    "NUMBER": "NUMERIC", "INTEGER": "INTEGER", "INT": "INTEGER", "SMALLINT": "INTEGER",
+    "FLOAT": "REAL", "BINARY_DOUBLE": "REAL", "BINARY_FLOAT": "REAL", "REAL": "REAL",
+    "DOUBLE PRECISION": "REAL", "DECIMAL": "NUMERIC",
+    "CLOB": "ORACLOB_TEXT", "NCLOB": "ORACLOB_TEXT",
+    "BLOB": "ORABLOB",
+    "RAW": "ORARAW_BLOB",
+    "JSON": "ORAJSON_TEXT",
+    "VECTOR": "ORAVECTOR_BLOB",
+    "DATE": "ORADATE_TEXT",
+    "TIMESTAMP": "ORATS_TEXT",
+    "TIMESTAMP WITH TIME ZONE": "ORATSTZ_TEXT",
+    "TIMESTAMP WITH LOCAL TIME ZONE": "ORATSTZ_TEXT",
+    "BOOLEAN": "ORABOOL_INT",
+}
+
+#: Oracle type name -> python-oracledb DbType for cursor.description.
+DB_TYPES = {
+    "VARCHAR2": oracledb.DB_TYPE_VARCHAR, "VARCHAR": oracledb.DB_TYPE_VARCHAR,
+    "NVARCHAR2": oracledb.DB_TYPE_NVARCHAR, "CHAR": oracledb.DB_TYPE_CHAR, "NCHAR": oracledb.DB_TYPE_NCHAR,
+    "LONG": oracledb.DB_TYPE_LONG,
+    "NUMBER": oracledb.DB_TYPE_NUMBER, "INTEGER": oracledb.DB_TYPE_NUMBER, "INT": oracledb.DB_TYPE_NUMBER,
+    "SMALLINT": oracledb.DB_TYPE_NUMBER, "DECIMAL": oracledb.DB_TYPE_NUMBER,
+    "FLOAT": oracledb.DB_TYPE_NUMBER, "REAL": oracledb.DB_TYPE_NUMBER, "DOUBLE PRECISION": oracledb.DB_TYPE_NUMBER,
+    "BINARY_DOUBLE": oracledb.DB_TYPE_BINARY_DOUBLE, "BINARY_FLOAT": oracledb.DB_TYPE_BINARY_FLOAT,
+    "CLOB": oracledb.DB_TYPE_CLOB, "NCLOB": oracledb.DB_TYPE_NCLOB, "BLOB": oracledb.DB_TYPE_BLOB,
+    "RAW": oracledb.DB_TYPE_RAW, "JSON": oracledb.DB_TYPE_JSON, "VECTOR": oracledb.DB_TYPE_VECTOR,
+    "DATE": oracledb.DB_TYPE_DATE, "TIMESTAMP": oracledb.DB_TYPE_TIMESTAMP,
+    "TIMESTAMP WITH TIME ZONE": oracledb.DB_TYPE_TIMESTAMP_TZ,
+    "TIMESTAMP WITH LOCAL TIME ZONE": oracledb.DB_TYPE_TIMESTAMP_LTZ,
+    "BOOLEAN": oracledb.DB_TYPE_BOOLEAN,
+}
+
+
+def _convert_json(raw: bytes):
+    return JsonValue(json.loads(raw))
+
+
+def _convert_ts(raw: bytes):
+    return dt.datetime.fromisoformat(raw.decode())
+
+
+def _convert_tstz(raw: bytes):
+    value = dt.datetime.fromisoformat(raw.decode())
+    return value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
+
+
+def _register_converters() -> None:
+    sqlite3.register_converter("ORACLOB_TEXT", lambda raw: ClobText(raw.decode()))
+    sqlite3.register_converter("ORABLOB", lambda raw: BlobBytes(raw))
+    sqlite3.register_converter("ORARAW_BLOB", lambda raw: bytes(raw))
+    sqlite3.register_converter("ORAJSON_TEXT", _convert_json)
+    sqlite3.register_converter("ORAVECTOR_BLOB", lambda raw: decode_vector(raw) if raw[:3] == VECTOR_MAGIC else raw)
+    sqlite3.register_converter("ORADATE_TEXT", _convert_ts)
+    sqlite3.register_converter("ORATS_TEXT", _convert_ts)
+    sqlite3.register_converter("ORATSTZ_TEXT", _convert_tstz)
+    sqlite3.register_converter("ORABOOL_INT", lambda raw: raw not in (b"0", b"0.0"))
+    sqlite3.register_adapter(decimal.Decimal, float)
+
+
+_register_converters()
