@@ -1,0 +1,1 @@
+"""Embedded Oracle-subset SQL engine on stdlib sqlite3."""
