@@ -49,21 +49,26 @@ def rewrite(tokens: list[Token], ctx: Context) -> str:
     return render(_pieces(tokens, ctx))
 
 
-def resolve_property(node: Node, name: str, var: str) -> str:
-    """The stored property name `name` refers to for a variable, or ORA-40983."""
-    names = [p for table in node.candidates for p in table.properties()]
+def resolve_property(graph: GraphDef, node: Node, name: str, var: str) -> str:
+    """The stored property name `name` refers to, or ORA-40983 when no label of the graph defines it.
+
+    As in Oracle, a property defined for some element tables of the variable's kind but not for
+    the table a match binds to reads as NULL there.
+    """
+    tables = graph.vertex_tables if node.kind == "vertex" else graph.edge_tables
+    names = [p for table in node.candidates + tables for p in table.properties()]
     if name in names:
         return name
     folded = {p for p in names if p.upper() == name.upper()}
     if len(folded) == 1:
         return folded.pop()
-    kind = "vertex" if node.kind == "vertex" else "edge"
-    raise GraphError(PROPERTY_NEVER_DEFINED, f"property \"{name}\" is never defined for {kind} variable {var}")
+    raise GraphError(PROPERTY_NEVER_DEFINED, f"property \"{name}\" is never defined "
+                                             f"(no {node.kind} label of graph {graph.name} has it; variable {var})")
 
 
 def property_sql(ctx: Context, node_id: int, name: str, var: str) -> str:
     node = ctx.nodes[node_id]
-    stored = resolve_property(node, name, var)
+    stored = resolve_property(ctx.graph, node, name, var)
     table = ctx.table(node_id)
     if table is None:
         return "NULL"
