@@ -36,19 +36,46 @@ class JsonQuery(exp.Expression, exp.Func):
                  "returning": False}
 
 
+#: Oracle functions kept as plain calls (name + Oracle argument order) instead of sqlglot's
+#: generic nodes, whose transpilation changes Oracle semantics (format masks, NULL rules).
+ORACLE_CALLS = (
+    "SUBSTR", "INSTR", "LENGTH", "UPPER", "LOWER", "INITCAP", "LTRIM", "RTRIM", "REPLACE", "LPAD", "RPAD",
+    "CONCAT", "CHR", "ASCII", "TRANSLATE", "REVERSE", "REGEXP_LIKE", "REGEXP_REPLACE", "REGEXP_SUBSTR",
+    "REGEXP_INSTR", "REGEXP_COUNT", "NVL", "NVL2", "DECODE", "GREATEST", "LEAST", "ROUND", "TRUNC", "MOD",
+    "REMAINDER", "CEIL", "FLOOR", "ABS", "SIGN", "POWER", "SQRT", "EXP", "LN", "LOG", "TO_CHAR", "TO_DATE",
+    "TO_TIMESTAMP", "TO_TIMESTAMP_TZ", "ADD_MONTHS", "MONTHS_BETWEEN", "LAST_DAY", "NEXT_DAY", "NUMTODSINTERVAL",
+    "NUMTOYMINTERVAL", "SYS_GUID", "HEXTORAW", "RAWTOHEX", "STANDARD_HASH", "ORA_HASH", "L2_DISTANCE",
+    "SQUARE", "MEDIAN", "STDDEV", "VARIANCE", "STATS_MODE", "TO_CLOB", "TO_NCHAR",
+)
+
+
+def _plain_call(name: str):
+    return lambda args: exp.Anonymous(this=name, expressions=args)
+
+
 class OracleX(Oracle):
+    def to_json_path(self, path):
+        # Keep SQL/JSON paths as the original string literal: our evaluator implements Oracle's grammar.
+        return path
+
     class Tokenizer(Oracle.Tokenizer):
         KEYWORDS = {**Oracle.Tokenizer.KEYWORDS, "<#>": TokenType.LLRR_ARROW}
 
     class Parser(Oracle.Parser):
         COLON_PLACEHOLDER_TOKENS = Oracle.Parser.COLON_PLACEHOLDER_TOKENS | {TokenType.NUMBER}
 
+        FUNCTIONS = {**Oracle.Parser.FUNCTIONS, **{name: _plain_call(name) for name in ORACLE_CALLS}}
+
         FUNCTION_PARSERS = {
             **Oracle.Parser.FUNCTION_PARSERS,
             "VECTOR_EMBEDDING": lambda self: self._parse_model_using("VECTOR_EMBEDDING"),
             "PREDICTION": lambda self: self._parse_model_using("PREDICTION"),
             "JSON_QUERY": lambda self: self._parse_json_query(),
+            "JSON_SERIALIZE": lambda self: self._parse_with_trailing_clauses("JSON_SERIALIZE"),
+            "FROM_VECTOR": lambda self: self._parse_with_trailing_clauses("FROM_VECTOR"),
+            "VECTOR_SERIALIZE": lambda self: self._parse_with_trailing_clauses("FROM_VECTOR"),
         }
+        FUNCTION_PARSERS.pop("TO_NUMBER", None)
 
         def _parse_model_using(self, name: str) -> exp.Expression:
             model = self._parse_table_parts()
@@ -63,6 +90,20 @@ class OracleX(Oracle):
             if self._match(TokenType.ALIAS):
                 name = self._parse_id_var(any_token=True)
             return self.expression(ModelArg(this=value, name=name))
+
+        def _parse_with_trailing_clauses(self, name: str) -> exp.Expression:
+            """`F(expr [RETURNING type] [PRETTY] [ASCII] [FORMAT ...])`: keeps expr, records options."""
+            this = self._parse_assignment()
+            options = []
+            while not self._match(TokenType.R_PAREN, advance=False):
+                if self._match_text_seq("RETURNING"):
+                    options.append("RETURNING " + self._parse_types().sql(dialect="oracle"))
+                elif self._curr is not None:
+                    options.append(self._curr.text.upper())
+                    self._advance()
+                else:
+                    break
+            return exp.Anonymous(this=name, expressions=[this, *[exp.Literal.string(o) for o in options]])
 
         def _parse_json_query(self) -> exp.Expression:
             this = self._parse_assignment()

@@ -572,13 +572,13 @@ def json_exists(doc: Any, path: str, passing: dict[str, Any] | None = None,
         value = _load(doc)
         if value is _SQL_NULL:
             return None
-        return bool(jp.evaluate(value, passing))
+        return bool(jp.evaluate_checked(value, passing))
     except JsonDataError as exc:
         return _apply(handler, exc)
 
 
 def _select(jp: JsonPath, value: Any, passing: dict[str, Any] | None) -> list[Any]:
-    return jp.evaluate(value, passing)
+    return jp.evaluate_checked(value, passing)  # callers ran check_passing once up front
 
 
 def _value_of(value: Any, jp: JsonPath, rt: _Returning, err: tuple[str, Any], empty: tuple[str, Any],
@@ -801,6 +801,7 @@ class _TablePlan:
     def __init__(self, columns: Sequence[JsonTableColumn], table_error: tuple[str, Any]):
         self.entries: list[tuple] = []
         self.width = 0
+        self.paths: list[JsonPath] = []  # every compiled path, to check PASSING once
         for col in columns:
             if col.kind == "ordinality":
                 self.entries.append(("ordinality", None))
@@ -808,9 +809,12 @@ class _TablePlan:
             elif col.kind == "nested":
                 child = _TablePlan(col.columns, table_error)
                 self.entries.append(("nested", (compile_path(col.path), child)))
+                self.paths.append(compile_path(col.path))
+                self.paths.extend(child.paths)
                 self.width += child.width
             else:
                 jp = compile_path(col.path or default_column_path(col.name))
+                self.paths.append(jp)
                 if col.kind == "exists":
                     handler = _handler(col.on_error if col.on_error is not None else "FALSE", _EXISTS_HANDLERS,
                                        f"JSON_TABLE column {col.name} ON ERROR")
@@ -848,7 +852,7 @@ class _TablePlan:
             elif kind == "exists":
                 jp, handler, out = spec
                 try:
-                    found = bool(jp.evaluate(item, passing))
+                    found = bool(jp.evaluate_checked(item, passing))
                 except JsonDataError as exc:
                     found = _apply(handler, exc)
                 regular.append(found if out == "boolean" else int(found) if out == "number"
@@ -856,7 +860,7 @@ class _TablePlan:
             else:
                 jp, child = spec
                 try:
-                    child_items = jp.evaluate(item, passing)
+                    child_items = jp.evaluate_checked(item, passing)
                 except JsonDataError:
                     child_items = []
                 child_rows = [r for i, ci in enumerate(child_items, 1) for r in child.rows(ci, i, passing)]
@@ -885,12 +889,13 @@ def json_table_rows(doc: Any, row_path: str, columns: Sequence[JsonTableColumn],
         plan = _plan(tuple(columns), table_error)
     except TypeError:  # a DEFAULT value that cannot be hashed: compile without the cache
         plan = _TablePlan(columns, table_error)
-    jp.check_passing(passing)
+    for path in (jp, *plan.paths):
+        path.check_passing(passing)
     try:
         value = _load(doc)
         if value is _SQL_NULL:
             return []
-        items = jp.evaluate(value, passing)
+        items = jp.evaluate_checked(value, passing)
     except JsonDataError:
         if table_error[0] == "ERROR":
             raise

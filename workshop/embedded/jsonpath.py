@@ -19,7 +19,9 @@ Developer's Guide and the SQL/JSON standard it implements:
   made (incompatible types, a failing item method) is *unknown*, which a filter treats as
   false, and ``!unknown`` stays unknown.
 - Comparison operands are sequences; in lax mode arrays in them are unwrapped, and the
-  comparison is true when any pair compares true.
+  comparison is true when any pair compares true. Values of different JSON types do not
+  compare (unknown), except that a string PASSING variable (SQL VARCHAR2) takes the type
+  of the other operand, and ISO 8601 strings compare with dates from item methods.
 
 Not supported (each raises :class:`JsonPathError` naming it): arithmetic in filters,
 item methods with arguments, ``like ... escape``.
@@ -31,6 +33,7 @@ import decimal
 import functools
 import json
 import math
+import operator
 import re
 from typing import Any, Callable
 
@@ -38,7 +41,8 @@ from workshop.embedded.errors import EngineError
 
 __all__ = [
     "JsonError", "JsonPathError", "JsonPassingError", "JsonDataError", "JsonPath",
-    "compile_path", "json_type_name", "render_number", "to_number", "parse_datetime",
+    "compile_path", "compare_values", "SqlText", "json_type_name", "render_number", "to_number",
+    "parse_datetime",
     "ITEM_METHODS",
 ]
 
@@ -177,18 +181,38 @@ def _as_comparable_datetime(value: Any) -> dt.datetime:
     return d.replace(tzinfo=dt.timezone.utc) if d.tzinfo is None else d
 
 
+_OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+}
+
+
 def _order(op: str, a: Any, b: Any) -> bool:
-    if op == "==":
-        return a == b
-    if op == "!=":
-        return a != b
-    if op == "<":
-        return a < b
-    if op == "<=":
-        return a <= b
-    if op == ">":
-        return a > b
-    return a >= b
+    return _OPERATORS[op](a, b)
+
+
+class SqlText(str):
+    """A VARCHAR2 value passed in through PASSING. Unlike a JSON string it takes the type
+    of the value it is compared with (Oracle documents ``@.UPCCode == $v1`` with
+    ``PASSING '85391628927' AS "v1"`` matching the JSON number)."""
+
+    __slots__ = ()
+
+
+_NOT_CONVERTIBLE = object()
+
+
+def _coerce_text(text: str, other: Any) -> Any:
+    if isinstance(other, str) or other is None:
+        return text
+    if other is True or other is False:
+        low = text.strip().lower()
+        return low == "true" if low in ("true", "false") else _NOT_CONVERTIBLE
+    if isinstance(other, _NUMBER_TYPES):
+        try:
+            return to_number(text)
+        except JsonDataError:
+            return _NOT_CONVERTIBLE
+    return text  # dates: handled as text below; objects/arrays: not comparable anyway
 
 
 def compare_values(op: str, a: Any, b: Any) -> bool | None:
@@ -196,6 +220,30 @@ def compare_values(op: str, a: Any, b: Any) -> bool | None:
     ta, tb = type(a), type(b)
     if ta is tb and (ta is str or ta is int or ta is float):
         return _order(op, a, b)
+    return _compare_mixed(op, a, b, ta, tb)
+
+
+def _comparator(op: str) -> Callable[[Any, Any], "bool | None"]:
+    """compare_values specialised for one operator, with the common same-type case inline."""
+    fn = _OPERATORS[op]
+
+    def cmp(a: Any, b: Any) -> bool | None:
+        ta, tb = type(a), type(b)
+        if ta is tb and (ta is str or ta is int or ta is float):
+            return fn(a, b)
+        if (ta is str and tb is SqlText) or (ta is SqlText and tb is str):
+            return fn(a, b)
+        return _compare_mixed(op, a, b, ta, tb)
+    return cmp
+
+
+def _compare_mixed(op: str, a: Any, b: Any, ta: type, tb: type) -> bool | None:
+    if tb is SqlText and ta is not SqlText:
+        b = _coerce_text(b, a)
+    elif ta is SqlText and tb is not SqlText:
+        a = _coerce_text(a, b)
+    if a is _NOT_CONVERTIBLE or b is _NOT_CONVERTIBLE:
+        return _UNKNOWN
     ka, kb = _cmp_kind(a), _cmp_kind(b)
     if ka == "null" or kb == "null":
         if op == "==":
@@ -257,6 +305,11 @@ def _string_predicate(kind: str, flags: str) -> Callable[[Any, Any], bool | None
 
 # ----------------------------------------------------------------------------- item methods
 def _unwrap_all(items: list) -> list:
+    for it in items:
+        if isinstance(it, list):
+            break
+    else:
+        return items
     out: list = []
     for it in items:
         if isinstance(it, list):
@@ -792,7 +845,7 @@ class _Parser:
             self.take()
             op = "!=" if tok.kind == "<>" else tok.kind
             right = self.operand()
-            return _compare(left, right, lambda a, b: compare_values(op, a, b), lax)
+            return _compare(left, right, _comparator(op), lax)
         if tok.kind == "word":
             word = tok.value.lower()
             if word == "in":
@@ -913,8 +966,17 @@ def _var_operand(name: str, steps: tuple[Step, ...]) -> Operand:
         def op(at: Any, ctx: _Ctx) -> list:
             return _run_steps(steps, [ctx.vars[name]], ctx)
     else:
+        last = [(None, None)]  # (raw str, its SqlText): binds repeat row after row
+
         def op(at: Any, ctx: _Ctx) -> list:
-            return [ctx.vars[name]]
+            value = ctx.vars[name]
+            if type(value) is str:
+                raw, wrapped = last[0]
+                if raw is not value:
+                    wrapped = SqlText(value)
+                    last[0] = (value, wrapped)
+                return [wrapped]
+            return [value]
     return op
 
 
@@ -959,6 +1021,8 @@ def _compare(left: Operand, right: Operand, test: Callable[[Any, Any], bool | No
 
 
 def _in_list(left: Operand, values: tuple[Operand, ...], lax: bool) -> Pred:
+    eq = _comparator("==")
+
     def pred(at: Any, ctx: _Ctx) -> bool | None:
         try:
             lhs = left(at, ctx)
@@ -972,7 +1036,7 @@ def _in_list(left: Operand, values: tuple[Operand, ...], lax: bool) -> Pred:
         unknown = False
         for a in lhs:
             for b in candidates:
-                r = compare_values("==", a, b)
+                r = eq(a, b)
                 if r is True:
                     return True
                 if r is None:
@@ -1003,7 +1067,8 @@ class JsonPath:
     def check_passing(self, passing: dict[str, Any] | None) -> None:
         """Raise ORA-40656 when the path uses a variable PASSING does not supply."""
         if self.variables:
-            missing = sorted(self.variables - (passing or {}).keys())
+            supplied = passing or {}
+            missing = sorted(v for v in self.variables if v not in supplied)
             if missing:
                 raise JsonPassingError(
                     40656, f"Variable '{missing[0]}' in JSON path expression has no value in PASSING clause.")
@@ -1015,6 +1080,10 @@ class JsonPath:
         :class:`JsonPassingError` for a missing PASSING variable.
         """
         self.check_passing(passing)
+        return self.evaluate_checked(doc, passing)
+
+    def evaluate_checked(self, doc: Any, passing: dict[str, Any] | None = None) -> list[Any]:
+        """:meth:`evaluate` for callers that already ran :meth:`check_passing`."""
         if not self._steps:
             return [doc]
         return _run_steps(self._steps, [doc], _Ctx(doc, passing or {}))

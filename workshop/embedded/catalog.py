@@ -1,0 +1,196 @@
+"""The engine's data dictionary: Oracle metadata kept in ORA$ tables inside the SQLite file.
+
+Oracle facts SQLite cannot hold (exact-case names, VARCHAR2 lengths, vector dimensions, index
+types, comments) live here, and the USER_/ALL_ dictionary views learners query are SQLite views
+over these tables, so they are always consistent with the data.
+"""
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+
+SCHEMA_OWNER = "WORKSHOP"
+
+_BOOTSTRAP = [
+    """CREATE TABLE IF NOT EXISTS "ORA$META" (key TEXT PRIMARY KEY, value)""",
+    """INSERT OR IGNORE INTO "ORA$META" VALUES ('ddl_version', 0)""",
+    """CREATE TABLE IF NOT EXISTS "ORA$TABLES" (table_name TEXT PRIMARY KEY, kind TEXT NOT NULL,
+        comments TEXT, view_text TEXT, created TEXT)""",
+    """CREATE TABLE IF NOT EXISTS "ORA$COLUMNS" (table_name TEXT, column_name TEXT, column_id INTEGER,
+        data_type TEXT, data_length INTEGER, char_semantics TEXT, data_precision INTEGER, data_scale INTEGER,
+        nullable TEXT, vector_dimensions INTEGER, vector_format TEXT, identity_column TEXT,
+        identity_kind TEXT, data_default TEXT, comments TEXT, PRIMARY KEY (table_name, column_name))""",
+    """CREATE TABLE IF NOT EXISTS "ORA$INDEXES" (index_name TEXT PRIMARY KEY, table_name TEXT,
+        index_type TEXT, uniqueness TEXT, columns TEXT, ityp_owner TEXT, ityp_name TEXT,
+        parameters TEXT, vector_organization TEXT, vector_distance TEXT, target_accuracy INTEGER)""",
+    """CREATE TABLE IF NOT EXISTS "ORA$CONSTRAINTS" (constraint_name TEXT PRIMARY KEY, table_name TEXT,
+        constraint_type TEXT, search_condition TEXT, columns TEXT, r_table_name TEXT, index_name TEXT)""",
+    """CREATE TABLE IF NOT EXISTS "ORA$SEQUENCES" (sequence_name TEXT PRIMARY KEY, last_number INTEGER,
+        increment_by INTEGER, min_value INTEGER)""",
+    """CREATE TABLE IF NOT EXISTS "ORA$VERSIONS" (table_name TEXT PRIMARY KEY, version INTEGER)""",
+    """CREATE TABLE IF NOT EXISTS "DUAL" (DUMMY TEXT)""",
+    """INSERT INTO "DUAL" SELECT 'X' WHERE NOT EXISTS (SELECT 1 FROM "DUAL")""",
+]
+
+_VIEWS = {
+    "USER_TABLES": """SELECT table_name AS TABLE_NAME, 'VALID' AS STATUS, NULL AS NUM_ROWS
+        FROM "ORA$TABLES" WHERE kind = 'TABLE'""",
+    "ALL_TABLES": f"""SELECT '{SCHEMA_OWNER}' AS OWNER, table_name AS TABLE_NAME, 'VALID' AS STATUS
+        FROM "ORA$TABLES" WHERE kind = 'TABLE'""",
+    "USER_VIEWS": """SELECT table_name AS VIEW_NAME, view_text AS TEXT FROM "ORA$TABLES" WHERE kind = 'VIEW'""",
+    "ALL_VIEWS": f"""SELECT '{SCHEMA_OWNER}' AS OWNER, table_name AS VIEW_NAME, view_text AS TEXT
+        FROM "ORA$TABLES" WHERE kind = 'VIEW'""",
+    "USER_TAB_COLUMNS": """SELECT table_name AS TABLE_NAME, column_name AS COLUMN_NAME, data_type AS DATA_TYPE,
+        data_length AS DATA_LENGTH, data_precision AS DATA_PRECISION, data_scale AS DATA_SCALE,
+        nullable AS NULLABLE, column_id AS COLUMN_ID, data_default AS DATA_DEFAULT,
+        identity_column AS IDENTITY_COLUMN, CASE char_semantics WHEN 'CHAR' THEN 'C' WHEN 'BYTE' THEN 'B' END
+        AS CHAR_USED, vector_dimensions AS VECTOR_DIMENSIONS, vector_format AS VECTOR_FORMAT
+        FROM "ORA$COLUMNS\"""",
+    "ALL_TAB_COLUMNS": f"""SELECT '{SCHEMA_OWNER}' AS OWNER, table_name AS TABLE_NAME, column_name AS COLUMN_NAME,
+        data_type AS DATA_TYPE, data_length AS DATA_LENGTH, data_precision AS DATA_PRECISION,
+        data_scale AS DATA_SCALE, nullable AS NULLABLE, column_id AS COLUMN_ID FROM "ORA$COLUMNS\"""",
+    "USER_INDEXES": """SELECT index_name AS INDEX_NAME, table_name AS TABLE_NAME, index_type AS INDEX_TYPE,
+        uniqueness AS UNIQUENESS, ityp_owner AS ITYP_OWNER, ityp_name AS ITYP_NAME, 'VALID' AS STATUS,
+        CASE WHEN index_type = 'DOMAIN' THEN 'VALID' END AS DOMIDX_STATUS, parameters AS PARAMETERS
+        FROM "ORA$INDEXES\"""",
+    "ALL_INDEXES": f"""SELECT '{SCHEMA_OWNER}' AS OWNER, index_name AS INDEX_NAME, '{SCHEMA_OWNER}' AS TABLE_OWNER,
+        table_name AS TABLE_NAME, index_type AS INDEX_TYPE, uniqueness AS UNIQUENESS, ityp_owner AS ITYP_OWNER,
+        ityp_name AS ITYP_NAME, 'VALID' AS STATUS FROM "ORA$INDEXES\"""",
+    "USER_IND_COLUMNS": """SELECT i.index_name AS INDEX_NAME, i.table_name AS TABLE_NAME, j.value AS COLUMN_NAME,
+        j.key + 1 AS COLUMN_POSITION FROM "ORA$INDEXES" i, json_each(i.columns) j""",
+    "USER_TAB_COMMENTS": """SELECT table_name AS TABLE_NAME, kind AS TABLE_TYPE, comments AS COMMENTS
+        FROM "ORA$TABLES\"""",
+    "ALL_TAB_COMMENTS": f"""SELECT '{SCHEMA_OWNER}' AS OWNER, table_name AS TABLE_NAME, kind AS TABLE_TYPE,
+        comments AS COMMENTS FROM "ORA$TABLES\"""",
+    "USER_COL_COMMENTS": """SELECT table_name AS TABLE_NAME, column_name AS COLUMN_NAME, comments AS COMMENTS
+        FROM "ORA$COLUMNS\"""",
+    "ALL_COL_COMMENTS": f"""SELECT '{SCHEMA_OWNER}' AS OWNER, table_name AS TABLE_NAME, column_name AS COLUMN_NAME,
+        comments AS COMMENTS FROM "ORA$COLUMNS\"""",
+    "USER_CONSTRAINTS": """SELECT constraint_name AS CONSTRAINT_NAME, constraint_type AS CONSTRAINT_TYPE,
+        table_name AS TABLE_NAME, search_condition AS SEARCH_CONDITION, search_condition AS SEARCH_CONDITION_VC,
+        r_table_name AS R_TABLE_NAME, index_name AS INDEX_NAME, 'ENABLED' AS STATUS FROM "ORA$CONSTRAINTS\"""",
+    "USER_CONS_COLUMNS": """SELECT c.constraint_name AS CONSTRAINT_NAME, c.table_name AS TABLE_NAME,
+        j.value AS COLUMN_NAME, j.key + 1 AS POSITION FROM "ORA$CONSTRAINTS" c, json_each(c.columns) j""",
+    "USER_SEQUENCES": """SELECT sequence_name AS SEQUENCE_NAME, increment_by AS INCREMENT_BY,
+        last_number AS LAST_NUMBER, min_value AS MIN_VALUE FROM "ORA$SEQUENCES\"""",
+    "USER_OBJECTS": """SELECT table_name AS OBJECT_NAME, kind AS OBJECT_TYPE, 'VALID' AS STATUS, created AS CREATED
+        FROM "ORA$TABLES" UNION ALL SELECT index_name, 'INDEX', 'VALID', NULL FROM "ORA$INDEXES"
+        UNION ALL SELECT sequence_name, 'SEQUENCE', 'VALID', NULL FROM "ORA$SEQUENCES\"""",
+    "V$VERSION": """SELECT 'Oracle AI Database 26ai (embedded engine on SQLite ' || sqlite_version() || ')' AS BANNER,
+        'Oracle AI Database 26ai (embedded engine on SQLite ' || sqlite_version() || ')' AS BANNER_FULL,
+        '23.26.0.0.0' AS VERSION_FULL""",
+}
+
+#: Dictionary views and pseudo-tables every statement may reference.
+DICTIONARY_NAMES = frozenset(_VIEWS) | {"DUAL"}
+
+
+def bootstrap(conn: sqlite3.Connection, extra_views: dict[str, str] | None = None) -> None:
+    """Create the ORA$ tables and dictionary views if the file is new (idempotent)."""
+    cur = conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'ORA$META'")
+    views = dict(_VIEWS, **(extra_views or {}))
+    existing = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'")}
+    if cur.fetchone()[0] and all(v in existing for v in views):
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for stmt in _BOOTSTRAP:
+            conn.execute(stmt)
+        for name, body in views.items():
+            conn.execute(f'CREATE VIEW IF NOT EXISTS "{name}" AS {body}')
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+@dataclass
+class Column:
+    name: str
+    data_type: str
+    length: int | None = None
+    char_semantics: str | None = None
+    precision: int | None = None
+    scale: int | None = None
+    nullable: bool = True
+    vector_dimensions: int | None = None
+    vector_format: str | None = None
+    identity: str | None = None
+
+
+@dataclass
+class Table:
+    name: str
+    kind: str
+    columns: list[Column] = field(default_factory=list)
+
+    def column(self, name: str) -> Column | None:
+        for col in self.columns:
+            if col.name == name:
+                return col
+        return None
+
+
+@dataclass
+class Index:
+    name: str
+    table: str
+    index_type: str
+    columns: list[str]
+    ityp_name: str | None
+    parameters: str | None
+    distance: str | None
+
+
+class Catalog:
+    """A read-through snapshot of the ORA$ tables, refreshed whenever DDL ran in any process."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self._conn = conn
+        self._key = None
+        self.tables: dict[str, Table] = {}
+        self.indexes: dict[str, Index] = {}
+        self.sequences: set[str] = set()
+
+    def version_key(self) -> tuple:
+        schema = self._conn.execute("PRAGMA schema_version").fetchone()[0]
+        ddl = self._conn.execute("SELECT value FROM \"ORA$META\" WHERE key = 'ddl_version'").fetchone()[0]
+        return schema, ddl
+
+    def refresh(self) -> tuple:
+        key = self.version_key()
+        if key == self._key:
+            return key
+        tables: dict[str, Table] = {}
+        for name, kind in self._conn.execute('SELECT table_name, kind FROM "ORA$TABLES"'):
+            tables[name] = Table(name, kind)
+        for row in self._conn.execute(
+                'SELECT table_name, column_name, data_type, data_length, char_semantics, data_precision, '
+                'data_scale, nullable, vector_dimensions, vector_format, identity_kind '
+                'FROM "ORA$COLUMNS" ORDER BY table_name, column_id'):
+            table = tables.get(row[0])
+            if table is not None:
+                table.columns.append(Column(row[1], row[2], row[3], row[4], row[5], row[6], row[7] == "Y",
+                                            row[8], row[9], row[10]))
+        indexes = {}
+        import json
+        for row in self._conn.execute('SELECT index_name, table_name, index_type, columns, ityp_name, '
+                                      'parameters, vector_distance FROM "ORA$INDEXES"'):
+            indexes[row[0]] = Index(row[0], row[1], row[2], json.loads(row[3] or "[]"), row[4], row[5], row[6])
+        self.tables, self.indexes = tables, indexes
+        self.sequences = {r[0] for r in self._conn.execute('SELECT sequence_name FROM "ORA$SEQUENCES"')}
+        self._key = key
+        return key
+
+    def table(self, name: str) -> Table | None:
+        return self.tables.get(name)
+
+    def vector_index_for(self, table: str, column: str) -> Index | None:
+        for index in self.indexes.values():
+            if index.table == table and index.index_type == "VECTOR" and index.columns == [column]:
+                return index
+        return None
+
+
+def bump_ddl_version(conn: sqlite3.Connection) -> None:
+    conn.execute("UPDATE \"ORA$META\" SET value = value + 1 WHERE key = 'ddl_version'")

@@ -1,0 +1,553 @@
+"""python-oracledb objects backed by the embedded engine.
+
+`EmbeddedConnection` subclasses `oracledb.Connection` without connecting anywhere, so code that
+checks `isinstance(conn, oracledb.Connection)` (langchain-oracledb does) accepts it. The cursor
+implements the part of the python-oracledb cursor API the workshop and langchain-oracledb use.
+"""
+from __future__ import annotations
+
+import collections
+import os
+from typing import Any, Callable, Iterator
+
+import oracledb
+
+from . import values as V
+from .engine import Engine, Result
+from .errors import ora_error
+
+ENGINE_VERSION = "23.26.0.0.0"
+
+_TYPE_BY_VALUE = [
+    (bool, oracledb.DB_TYPE_BOOLEAN), (int, oracledb.DB_TYPE_NUMBER), (float, oracledb.DB_TYPE_NUMBER),
+    (str, oracledb.DB_TYPE_VARCHAR), (bytes, oracledb.DB_TYPE_RAW),
+]
+
+
+class FetchInfo(collections.namedtuple(
+        "FetchInfo", "name type_code display_size internal_size precision scale null_ok")):
+    """A cursor.description entry: a 7-tuple, with python-oracledb's attribute names too."""
+
+    @property
+    def type(self):
+        return self.type_code
+
+    @property
+    def is_json(self) -> bool:
+        return self.type_code is oracledb.DB_TYPE_JSON
+
+    @property
+    def vector_format(self):
+        return None
+
+
+class EmbeddedVar:
+    """What cursor.var() returns: a typed holder for out-binds (RETURNING ... INTO)."""
+
+    _embedded_var = True
+
+    def __init__(self, typ: Any, size: int = 0, arraysize: int = 1, inconverter=None, outconverter=None,
+                 typename=None, encoding_errors=None, bypass_decode=False, convert_nulls=False):
+        self.type = typ
+        self.size = size
+        self.num_elements = arraysize
+        self.inconverter = inconverter
+        self.outconverter = outconverter
+        self._values: list[Any] = [None]
+
+    def getvalue(self, pos: int = 0) -> Any:
+        return self._values[pos] if pos < len(self._values) else None
+
+    def setvalue(self, pos: int, value: Any) -> None:
+        while len(self._values) <= pos:
+            self._values.append(None)
+        self._values[pos] = self.inconverter(value) if self.inconverter else value
+
+    def values(self) -> list:
+        return list(self._values)
+
+    @property
+    def actual_elements(self) -> int:
+        return len(self._values)
+
+    def __repr__(self):
+        return f"<EmbeddedVar of type {getattr(self.type, 'name', self.type)} with value {self.getvalue()!r}>"
+
+
+class EmbeddedCursor:
+    """The python-oracledb Cursor surface over the embedded engine."""
+
+    def __init__(self, connection: "EmbeddedConnection"):
+        self.connection = connection
+        self.arraysize = 100
+        self.prefetchrows = 2
+        self.outputtypehandler: Callable | None = None
+        self.inputtypehandler = None
+        self.rowfactory: Callable | None = None
+        self.rowcount = 0
+        self.description: list[FetchInfo] | None = None
+        self.bindvars = None
+        self.lastrowid = None
+        self.scrollable = False
+        self.statement: str | None = None
+        self._rows: list[tuple] = []
+        self._pos = 0
+        self._input_types: Any = None
+        self._batch_errors: list = []
+        self._dml_counts: list[int] = []
+        self._closed = False
+
+    # -------------------------------------------------------------- context manager / lifecycle
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self) -> None:
+        self._closed = True
+        self._rows = []
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise oracledb.InterfaceError(oracledb.errors._Error(message="DPY-1006: cursor is not open"))
+        self.connection._check_open()
+
+    # -------------------------------------------------------------- binds
+    def setinputsizes(self, *args, **kwargs) -> None:
+        self._input_types = kwargs if kwargs else list(args)
+
+    def var(self, typ: Any, size: int = 0, arraysize: int = 1, inconverter=None, outconverter=None,
+            typename=None, encoding_errors=None, bypass_decode=False, convert_nulls=False, **kwargs) -> EmbeddedVar:
+        return EmbeddedVar(typ, size, arraysize, inconverter, outconverter)
+
+    def arrayvar(self, typ: Any, value: Any, size: int = 0) -> EmbeddedVar:
+        var = EmbeddedVar(typ, size)
+        var._values = [list(value) if isinstance(value, (list, tuple)) else [None] * int(value)]
+        return var
+
+    # -------------------------------------------------------------- execution
+    def execute(self, statement: str, parameters: Any = None, **kwargs) -> "EmbeddedCursor | None":
+        self._check_open()
+        if parameters is None and kwargs:
+            parameters = kwargs
+        out_vars = _out_vars(parameters)
+        binds = _without_out_vars(parameters, out_vars)
+        self.statement = statement
+        result = self.connection._engine.execute(statement, binds, self._input_types)
+        self._input_types = None
+        self._apply_result(result, out_vars, position=0)
+        return self if result.is_query else None
+
+    def executemany(self, statement: str, parameters: Any, batcherrors: bool = False,
+                    arraydmlrowcounts: bool = False, **kwargs) -> None:
+        self._check_open()
+        if isinstance(parameters, int):
+            parameters = [()] * parameters
+        rows = list(parameters)
+        self.statement = statement
+        self._batch_errors, self._dml_counts = [], []
+        if not rows:
+            self.rowcount = 0
+            return
+        out_vars = _out_vars(rows[0])
+        clean = [_without_out_vars(r, out_vars) for r in rows]
+        total, batch_errors, returning = self.connection._engine.execute_many(
+            statement, clean, self._input_types, batcherrors)
+        self._input_types = None
+        self.rowcount = total
+        self.description = None
+        self._batch_errors = batch_errors
+        if out_vars and returning:
+            for position, values in enumerate(returning):
+                self._fill_out_vars(out_vars, values, position)
+
+    def getbatcherrors(self) -> list:
+        return list(self._batch_errors)
+
+    def getarraydmlrowcounts(self) -> list[int]:
+        return list(self._dml_counts)
+
+    def callproc(self, name: str, parameters: list | None = None, keyword_parameters: dict | None = None) -> list:
+        parameters = list(parameters or [])
+        placeholders = [f":{i + 1}" for i in range(len(parameters))]
+        named = [f"{k} => :{k}" for k in (keyword_parameters or {})]
+        binds: Any = {str(i + 1): v for i, v in enumerate(parameters)}
+        binds.update(keyword_parameters or {})
+        self.execute(f"BEGIN {name}({', '.join(placeholders + named)}); END;", binds)
+        return parameters
+
+    def callfunc(self, name: str, return_type: Any, parameters: list | None = None):
+        args = ", ".join(f":{i + 1}" for i in range(len(parameters or [])))
+        self.execute(f"SELECT {name}({args}) FROM dual", list(parameters or []))
+        row = self.fetchone()
+        return row[0] if row else None
+
+    def _apply_result(self, result: Result, out_vars: dict[str, EmbeddedVar], position: int) -> None:
+        self.rowcount = result.rowcount
+        self._pos = 0
+        if result.is_query:
+            self.description = self._describe(result)
+            self._rows = self._convert_rows(result)
+        else:
+            self.description = None
+            self._rows = []
+            if out_vars and result.returning is not None:
+                self._fill_out_vars(out_vars, result.returning, position)
+
+    def _fill_out_vars(self, out_vars, returning, position) -> None:
+        names = list(out_vars)
+        for name, values in zip(names, returning or []):
+            var = out_vars[name]
+            converted = [_python_value(v, None) for v in values]
+            if var.outconverter:
+                converted = [var.outconverter(v) for v in converted]
+            var.setvalue(position, converted)
+
+    # -------------------------------------------------------------- fetching
+    def _describe(self, result: Result) -> list[FetchInfo]:
+        out = []
+        for i, name in enumerate(result.columns):
+            oracle_type = result.column_types[i] if i < len(result.column_types) else None
+            type_code = V.DB_TYPES.get(oracle_type) if oracle_type else None
+            if type_code is None:
+                type_code = _type_from_values(result.rows, i)
+            out.append(FetchInfo(name, type_code, None, None, None, None, True))
+        return out
+
+    def _convert_rows(self, result: Result) -> list[tuple]:
+        types = result.column_types
+        handler = self.outputtypehandler or self.connection.outputtypehandler
+        as_text = [False] * len(result.columns)
+        converters: list[Callable | None] = [None] * len(result.columns)
+        if handler is not None:
+            for i, info in enumerate(self.description):
+                var = handler(self, info)
+                if var is not None:
+                    target = getattr(var, "type", None)
+                    if target in (oracledb.DB_TYPE_LONG, oracledb.DB_TYPE_VARCHAR, oracledb.DB_TYPE_NVARCHAR,
+                                  oracledb.DB_TYPE_LONG_NVARCHAR, oracledb.DB_TYPE_LONG_RAW, str, bytes):
+                        as_text[i] = True
+                    converters[i] = getattr(var, "outconverter", None)
+        fetch_lobs = oracledb.defaults.fetch_lobs
+        rows = []
+        width = len(result.columns)
+        for raw in result.rows:
+            row = []
+            for i in range(width):
+                value = _python_value(raw[i], types[i] if i < len(types) else None,
+                                      lobs=fetch_lobs and not as_text[i])
+                if converters[i] is not None and value is not None:
+                    value = converters[i](value)
+                row.append(value)
+            rows.append(tuple(row))
+        return rows
+
+    def fetchone(self):
+        self._check_open()
+        if self._pos >= len(self._rows):
+            return None
+        row = self._rows[self._pos]
+        self._pos += 1
+        return self.rowfactory(*row) if self.rowfactory else row
+
+    def fetchmany(self, size: int | None = None, numRows: int | None = None) -> list:
+        size = size or numRows or self.arraysize
+        out = []
+        for _ in range(size):
+            row = self.fetchone()
+            if row is None:
+                break
+            out.append(row)
+        return out
+
+    def fetchall(self) -> list:
+        self._check_open()
+        rows = self._rows[self._pos:]
+        self._pos = len(self._rows)
+        return [self.rowfactory(*r) for r in rows] if self.rowfactory else list(rows)
+
+    def __iter__(self) -> Iterator:
+        while True:
+            row = self.fetchone()
+            if row is None:
+                return
+            yield row
+
+    def parse(self, statement: str) -> None:
+        self.connection._engine.plan_for(statement, __import__(
+            "workshop.embedded.lexing", fromlist=["leading_words"]).leading_words(statement, 5))
+
+
+def _type_from_values(rows: list[tuple], index: int):
+    for row in rows:
+        value = row[index]
+        if value is None:
+            continue
+        if isinstance(value, V.ClobText):
+            return oracledb.DB_TYPE_CLOB
+        if isinstance(value, V.BlobBytes):
+            return oracledb.DB_TYPE_BLOB
+        if isinstance(value, V.JsonValue):
+            return oracledb.DB_TYPE_JSON
+        if isinstance(value, (bytes, memoryview)) and V.is_vector_blob(value):
+            return oracledb.DB_TYPE_VECTOR
+        if hasattr(value, "typecode"):
+            return oracledb.DB_TYPE_VECTOR
+        if hasattr(value, "isoformat"):
+            return oracledb.DB_TYPE_TIMESTAMP
+        for cls, code in _TYPE_BY_VALUE:
+            if isinstance(value, cls):
+                return code
+    return oracledb.DB_TYPE_VARCHAR
+
+
+def _python_value(value: Any, oracle_type: str | None, lobs: bool = False) -> Any:
+    """A stored value as python-oracledb would return it."""
+    if value is None:
+        return None
+    if isinstance(value, V.JsonValue):
+        return value.value
+    if isinstance(value, V.ClobText):
+        return V.make_lob(str(value)) if lobs else str(value)
+    if isinstance(value, V.BlobBytes):
+        return V.make_lob(bytes(value)) if lobs else bytes(value)
+    if isinstance(value, (bytes, memoryview)) and V.is_vector_blob(value):
+        return V.decode_vector(bytes(value))
+    if oracle_type is None:
+        return value
+    if oracle_type == "NUMBER" and isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 63:
+        return int(value)
+    if oracle_type == "BINARY_DOUBLE" and isinstance(value, int):
+        return float(value)
+    if oracle_type in ("DATE", "TIMESTAMP") and isinstance(value, str):
+        return V.parse_datetime(value).replace(tzinfo=None) if oracle_type == "DATE" else V.parse_datetime(value)
+    if oracle_type.startswith("TIMESTAMP") and isinstance(value, str):
+        return V.parse_datetime(value)
+    if oracle_type == "JSON" and isinstance(value, str):
+        import json
+        return json.loads(value)
+    if oracle_type == "BOOLEAN" and isinstance(value, int):
+        return bool(value)
+    if oracle_type == "CLOB" and isinstance(value, str):
+        return V.make_lob(value) if lobs else value
+    if oracle_type == "RAW" and isinstance(value, str):
+        return bytes.fromhex(value)
+    return value
+
+
+def _out_vars(parameters: Any) -> dict[str, EmbeddedVar]:
+    if isinstance(parameters, dict):
+        return {k: v for k, v in parameters.items() if isinstance(v, EmbeddedVar)}
+    if isinstance(parameters, (list, tuple)):
+        return {str(i + 1): v for i, v in enumerate(parameters) if isinstance(v, EmbeddedVar)}
+    return {}
+
+
+def _without_out_vars(parameters: Any, out_vars: dict) -> Any:
+    if not out_vars:
+        return parameters
+    if isinstance(parameters, dict):
+        return {k: v for k, v in parameters.items() if k not in out_vars}
+    return [v for v in parameters if not isinstance(v, EmbeddedVar)]
+
+
+class EmbeddedConnection(oracledb.Connection):
+    """An `oracledb.Connection` that runs on the embedded engine and never opens a socket."""
+
+    def __init__(self, path: str | os.PathLike, busy_timeout: float | None = None):  # noqa: D107 - no super()
+        self._version = ENGINE_VERSION
+        self._engine = Engine(path, busy_timeout=busy_timeout)
+        self._open = True
+        self._outputtypehandler = None
+        self._inputtypehandler = None
+        self._current_schema = None
+        self._autocommit = False
+        self.pool = None
+
+    def __repr__(self):
+        return f"<EmbeddedConnection {self.dsn} (embedded engine)>"
+
+    def __del__(self):
+        try:
+            if getattr(self, "_open", False):
+                self._engine.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+    def __enter__(self):
+        self._check_open()
+        return self
+
+    def __exit__(self, exc_type, exc_value, exc_tb):
+        if self._open:
+            self.close()
+
+    def _check_open(self) -> None:
+        if not getattr(self, "_open", False):
+            raise oracledb.InterfaceError(oracledb.errors._Error(message="DPY-1001: not connected to database"))
+
+    # -------------------------------------------------------------- attributes python-oracledb exposes
+    @property
+    def version(self) -> str:
+        return self._version
+
+    @property
+    def thin(self) -> bool:
+        return True
+
+    @property
+    def username(self) -> str:
+        return "WORKSHOP"
+
+    @property
+    def dsn(self) -> str:
+        return f"embedded:{self._engine.path}"
+
+    @property
+    def autocommit(self) -> bool:
+        return self._autocommit
+
+    @autocommit.setter
+    def autocommit(self, value: bool) -> None:
+        self._autocommit = bool(value)
+
+    @property
+    def current_schema(self):
+        return self._current_schema
+
+    @current_schema.setter
+    def current_schema(self, value) -> None:
+        if value and value.upper() != "WORKSHOP":
+            raise ora_error(1435, "user does not exist (the embedded engine has one schema, WORKSHOP)")
+        self._current_schema = value
+
+    @property
+    def outputtypehandler(self):
+        return self._outputtypehandler
+
+    @outputtypehandler.setter
+    def outputtypehandler(self, value) -> None:
+        self._outputtypehandler = value
+
+    @property
+    def inputtypehandler(self):
+        return self._inputtypehandler
+
+    @inputtypehandler.setter
+    def inputtypehandler(self, value) -> None:
+        self._inputtypehandler = value
+
+    @property
+    def stmtcachesize(self) -> int:
+        return 20
+
+    @stmtcachesize.setter
+    def stmtcachesize(self, value) -> None:
+        pass
+
+    @property
+    def call_timeout(self) -> int:
+        return 0
+
+    @call_timeout.setter
+    def call_timeout(self, value) -> None:
+        pass
+
+    @property
+    def transaction_in_progress(self) -> bool:
+        return self._engine.in_txn
+
+    @property
+    def db_name(self) -> str:
+        return "EMBEDDED"
+
+    @property
+    def service_name(self) -> str:
+        return "embedded"
+
+    for _write_only in ("action", "module", "client_identifier", "clientinfo", "dbop", "econtext_id"):
+        locals()[_write_only] = property(lambda self: None, lambda self, value: None)
+    del _write_only
+
+    # -------------------------------------------------------------- methods
+    def cursor(self, scrollable: bool = False) -> EmbeddedCursor:
+        self._check_open()
+        return EmbeddedCursor(self)
+
+    def commit(self) -> None:
+        self._check_open()
+        self._engine.commit()
+
+    def rollback(self) -> None:
+        self._check_open()
+        self._engine.rollback()
+
+    def close(self) -> None:
+        self._check_open()
+        if self.pool is not None:
+            self.pool.release(self)
+            return
+        self._engine.close()
+        self._open = False
+
+    def ping(self) -> None:
+        self._check_open()
+
+    def is_healthy(self) -> bool:
+        return bool(getattr(self, "_open", False))
+
+    def gettype(self, name: str):
+        handler = self._engine.extensions.get("gettype")
+        if handler is None:
+            raise ora_error(4043, f'object {name} does not exist')
+        return handler(name)
+
+    def begin(self, *args, **kwargs) -> None:
+        pass
+
+
+class EmbeddedPool(oracledb.ConnectionPool):
+    """A pool whose connections are embedded connections to one file (langchain accepts it)."""
+
+    def __init__(self, path: str | os.PathLike, min: int = 1, max: int = 4, increment: int = 1, **kwargs):  # noqa: A002
+        self._path = path
+        self._free: list[EmbeddedConnection] = []
+        self._busy: set[int] = set()
+        self._max = max
+        self._opened = True
+
+    def acquire(self, *args, **kwargs) -> EmbeddedConnection:
+        if not self._opened:
+            raise oracledb.InterfaceError(oracledb.errors._Error(message="DPY-1002: connection pool is not open"))
+        conn = self._free.pop() if self._free else EmbeddedConnection(self._path)
+        conn.pool = self
+        self._busy.add(id(conn))
+        return conn
+
+    def release(self, connection: EmbeddedConnection, tag=None) -> None:
+        connection._engine.rollback()
+        self._busy.discard(id(connection))
+        self._free.append(connection)
+
+    def close(self, force: bool = False) -> None:
+        for conn in self._free:
+            conn.pool = None
+            conn.close()
+        self._free = []
+        self._opened = False
+
+    @property
+    def opened(self) -> int:
+        return len(self._busy) + len(self._free)
+
+    @property
+    def busy(self) -> int:
+        return len(self._busy)
+
+    @property
+    def max(self) -> int:
+        return self._max
+
+    def __repr__(self):
+        return f"<EmbeddedPool {self._path}>"

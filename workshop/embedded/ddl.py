@@ -1,0 +1,646 @@
+"""DDL: tables, views, indexes (B-tree, vector, Oracle Text), sequences, comments, truncate.
+
+Each statement updates the SQLite schema and the ORA$ catalog in one transaction, as Oracle DDL
+commits implicitly. Index kinds SQLite lacks are recorded in the catalog and backed by engine
+structures (the vector cache, the Oracle Text postings).
+"""
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from typing import Callable
+
+from sqlglot import exp
+
+from . import errors
+from .catalog import Catalog, bump_ddl_version
+from .dialect import parse
+from .lexing import code_mask, matching_paren, split_top_level, strip_comments
+from .translate import Scope, Translator, normalize_identifiers, unsupported
+from .values import SQLITE_DECLTYPES
+
+_IDENT = r'(?:"[^"]+"|[A-Za-z][\w$#]*)'
+
+
+def ident(text: str) -> str:
+    """Oracle identifier rules for a name written in DDL text."""
+    text = text.strip()
+    if text.startswith('"') and text.endswith('"'):
+        return text[1:-1]
+    name = text.upper()
+    if "." in name:
+        owner, _, name = name.partition(".")
+    return name
+
+
+def _strip_owner(text: str) -> str:
+    text = text.strip()
+    parts = split_dotted(text)
+    return parts[-1]
+
+
+def split_dotted(text: str) -> list[str]:
+    parts, current, quoted = [], "", False
+    for ch in text:
+        if ch == '"':
+            quoted = not quoted
+            current += ch
+        elif ch == "." and not quoted:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    parts.append(current)
+    return [ident(p) for p in parts]
+
+
+class DdlExecutor:
+    """Runs one DDL statement on a SQLite connection inside the caller's transaction."""
+
+    def __init__(self, conn: sqlite3.Connection, catalog: Catalog, hooks: dict[str, Callable] | None = None):
+        self.conn = conn
+        self.catalog = catalog
+        self.hooks = hooks or {}
+
+    # ------------------------------------------------------------------ dispatch
+    def execute(self, sql: str, words: list[str]) -> None:
+        sql = strip_comments(sql).strip().rstrip(";").strip()
+        head = " ".join(words[:4])
+        if words[:2] == ["CREATE", "TABLE"] or head.startswith("CREATE GLOBAL TEMPORARY"):
+            self.create_table(sql)
+        elif words[:2] == ["DROP", "TABLE"]:
+            self.drop_table(sql)
+        elif re.match(r"CREATE (UNIQUE |BITMAP )?INDEX", head) or head.startswith("CREATE SEARCH INDEX") \
+                or head.startswith("CREATE VECTOR INDEX") or head.startswith("CREATE HYBRID VECTOR INDEX") \
+                or head.startswith("CREATE MULTIVALUE INDEX"):
+            self.create_index(sql)
+        elif words[:2] == ["DROP", "INDEX"]:
+            self.drop_index(sql)
+        elif re.match(r"CREATE (OR REPLACE )?(FORCE |NOFORCE |EDITIONABLE |NONEDITIONABLE )?VIEW", head):
+            self.create_view(sql)
+        elif words[:2] == ["DROP", "VIEW"]:
+            self.drop_simple(sql, "VIEW")
+        elif words[:2] == ["CREATE", "SEQUENCE"]:
+            self.create_sequence(sql)
+        elif words[:2] == ["DROP", "SEQUENCE"]:
+            self.drop_simple(sql, "SEQUENCE")
+        elif words[:2] == ["COMMENT", "ON"]:
+            self.comment(sql)
+        elif words[:2] == ["TRUNCATE", "TABLE"]:
+            self.truncate(sql)
+        elif words[:2] == ["ALTER", "TABLE"]:
+            self.alter_table(sql)
+        else:
+            handler = self.hooks.get(head) or next((h for k, h in self.hooks.items() if head.startswith(k)), None)
+            if handler is None:
+                raise unsupported(f"statement {head}")
+            handler(sql)
+        bump_ddl_version(self.conn)
+
+    def _exists(self, name: str) -> bool:
+        return self.conn.execute('SELECT 1 FROM "ORA$TABLES" WHERE table_name = ? UNION ALL '
+                                 'SELECT 1 FROM "ORA$INDEXES" WHERE index_name = ? UNION ALL '
+                                 'SELECT 1 FROM "ORA$SEQUENCES" WHERE sequence_name = ?',
+                                 (name, name, name)).fetchone() is not None
+
+    def _name_in_use(self, name: str) -> errors.EngineError:
+        return errors.EngineError(955, "name is already used by an existing object")
+
+    # ------------------------------------------------------------------ tables
+    def create_table(self, sql: str) -> None:
+        masked = code_mask(sql)
+        if re.search(r"(?i)\bAS\s+SELECT\b|\)\s*AS\s*\(?\s*(WITH|SELECT)\b", masked) and \
+                not re.search(r"(?i)\bTABLE\s+\S+\s*\(", masked[:200]):
+            raise unsupported("CREATE TABLE ... AS SELECT")
+        tree = parse(sql)
+        if not isinstance(tree, exp.Create) or not isinstance(tree.this, exp.Schema):
+            raise unsupported("CREATE TABLE form")
+        tree = normalize_identifiers(tree)
+        table_name = tree.this.this.name
+        if self._exists(table_name):
+            if tree.args.get("exists"):
+                return
+            raise self._name_in_use(table_name)
+        columns, table_constraints = [], []
+        for item in tree.this.expressions:
+            if isinstance(item, exp.ColumnDef):
+                columns.append(item)
+            else:
+                table_constraints.append(item)
+        if not columns:
+            raise errors.EngineError(904, "a table must have at least one column")
+        sqlite_cols, col_rows, constraint_rows = [], [], []
+        translator = Translator(self.catalog)
+        pk_columns: list[str] = []
+        for position, coldef in enumerate(columns, start=1):
+            spec = _column_type(coldef.args["kind"])
+            name = coldef.name
+            parts = [f'"{name}"', SQLITE_DECLTYPES[spec["data_type"]]]
+            nullable, identity, default_text = "Y", None, None
+            for constraint in coldef.args.get("constraints") or []:
+                kind = constraint.args["kind"]
+                cname = constraint.name or None
+                if isinstance(kind, exp.PrimaryKeyColumnConstraint):
+                    pk_columns.append(name)
+                    nullable = "N"
+                elif isinstance(kind, exp.NotNullColumnConstraint):
+                    if kind.args.get("allow_null"):
+                        continue
+                    parts.append("NOT NULL")
+                    nullable = "N"
+                elif isinstance(kind, exp.UniqueColumnConstraint):
+                    parts.append("UNIQUE")
+                    constraint_rows.append((cname, "U", None, [name], None))
+                elif isinstance(kind, exp.DefaultColumnConstraint):
+                    default_text = kind.this.sql(dialect="oracle")
+                    default_sql = translator.translate_expression(kind.this.copy())
+                    default_spec = "|".join([spec["data_type"], str(spec.get("length") or ""),
+                                             spec.get("char_semantics") or "",
+                                             str(spec.get("precision") if spec.get("precision") is not None else ""),
+                                             str(spec.get("scale") if spec.get("scale") is not None else ""),
+                                             str(spec.get("vector_dimensions") or ""),
+                                             spec.get("vector_format") or "", table_name, name])
+                    parts.append(f"DEFAULT (ORA_STORE({default_sql}, '{default_spec}'))")
+                elif isinstance(kind, exp.CheckColumnConstraint):
+                    check = translator.translate_expression(kind.this.copy(), _column_scope(name))
+                    parts.append(f"CHECK ({check})")
+                    constraint_rows.append((cname, "C", kind.this.sql(dialect="oracle"), [name], None))
+                elif isinstance(kind, exp.GeneratedAsIdentityColumnConstraint):
+                    identity = "ALWAYS" if kind.args.get("this") else "BY DEFAULT"
+                    nullable = "N"
+                elif isinstance(kind, exp.Reference):
+                    ref_table, ref_cols = _reference(kind)
+                    parts.append(f'REFERENCES "{ref_table}"' + (f" ({', '.join(chr(34) + c + chr(34) for c in ref_cols)})" if ref_cols else "")
+                                 + _on_delete(kind))
+                    constraint_rows.append((cname, "R", None, [name], ref_table))
+                elif isinstance(kind, exp.CollateColumnConstraint):
+                    raise unsupported("COLLATE in a column definition")
+                else:
+                    raise unsupported(f"column constraint {kind.sql(dialect='oracle')}")
+            if identity and spec["data_type"] not in ("NUMBER", "INTEGER"):
+                raise errors.EngineError(30675, "identity column must be a numeric type")
+            sqlite_cols.append((name, parts, identity))
+            col_rows.append((table_name, name, position, spec["data_type"], spec.get("length"),
+                             spec.get("char_semantics"), spec.get("precision"), spec.get("scale"), nullable,
+                             spec.get("vector_dimensions"), spec.get("vector_format"),
+                             "YES" if identity else "NO", identity, default_text))
+        table_sql_constraints = []
+        for item in table_constraints:
+            cname = item.name if isinstance(item, exp.Constraint) else None
+            inner = item.expressions if isinstance(item, exp.Constraint) else [item]
+            for kind in inner:
+                if isinstance(kind, exp.PrimaryKey):
+                    pk_columns.extend(e.name for e in kind.expressions)
+                elif isinstance(kind, exp.UniqueColumnConstraint):
+                    cols = [e.name for e in kind.this.expressions]
+                    table_sql_constraints.append("UNIQUE (" + ", ".join(f'"{c}"' for c in cols) + ")")
+                    constraint_rows.append((cname, "U", None, cols, None))
+                elif isinstance(kind, exp.ForeignKey):
+                    cols = [e.name for e in kind.expressions]
+                    ref_table, ref_cols = _reference(kind.args["reference"])
+                    table_sql_constraints.append(
+                        "FOREIGN KEY (" + ", ".join(f'"{c}"' for c in cols) + f') REFERENCES "{ref_table}"'
+                        + (" (" + ", ".join(f'"{c}"' for c in ref_cols) + ")" if ref_cols else "")
+                        + _on_delete(kind.args["reference"]))
+                    constraint_rows.append((cname, "R", None, cols, ref_table))
+                elif isinstance(kind, exp.CheckColumnConstraint):
+                    check = translator.translate_expression(kind.this.copy(), _table_scope(col_rows))
+                    table_sql_constraints.append(f"CHECK ({check})")
+                    constraint_rows.append((cname, "C", kind.this.sql(dialect="oracle"), [], None))
+                else:
+                    raise unsupported(f"table constraint {kind.sql(dialect='oracle')}")
+        column_sql = []
+        single_int_pk = len(pk_columns) == 1 and next(
+            (r for r in col_rows if r[1] == pk_columns[0] and r[3] in ("NUMBER", "INTEGER")
+             and (r[7] in (None, 0))), None) is not None
+        for name, parts, identity in sqlite_cols:
+            if identity and not (single_int_pk and pk_columns[0] == name):
+                raise unsupported("an identity column that is not the single-column primary key")
+            if single_int_pk and pk_columns[0] == name:
+                parts[1] = "INTEGER"
+                parts.insert(2, "PRIMARY KEY" + (" AUTOINCREMENT" if identity else ""))
+            column_sql.append(" ".join(parts))
+        if pk_columns and not single_int_pk:
+            table_sql_constraints.insert(0, "PRIMARY KEY (" + ", ".join(f'"{c}"' for c in pk_columns) + ")")
+        if pk_columns:
+            constraint_rows.insert(0, (None, "P", None, pk_columns, None))
+            for row in col_rows:
+                pass
+        col_rows = [r if r[1] not in pk_columns else r[:8] + ("N",) + r[9:] for r in col_rows]
+        ddl = f'CREATE TABLE "{table_name}" (' + ", ".join(column_sql + table_sql_constraints) + ")"
+        try:
+            self.conn.execute(ddl)
+        except sqlite3.OperationalError as exc:
+            if "already exists" in str(exc):
+                raise self._name_in_use(table_name) from None
+            raise
+        self.conn.execute('INSERT INTO "ORA$TABLES" (table_name, kind, created) VALUES (?, ?, datetime())',
+                          (table_name, "TABLE"))
+        self.conn.executemany('INSERT INTO "ORA$COLUMNS" (table_name, column_name, column_id, data_type, '
+                              'data_length, char_semantics, data_precision, data_scale, nullable, '
+                              'vector_dimensions, vector_format, identity_column, identity_kind, data_default) '
+                              'VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)', col_rows)
+        for i, (cname, ctype, condition, cols, ref_table) in enumerate(constraint_rows, start=1):
+            cname = cname or f"SYS_C{abs(hash((table_name, ctype, i))) % 10**6:06d}"
+            self.conn.execute('INSERT INTO "ORA$CONSTRAINTS" VALUES (?,?,?,?,?,?,?)',
+                              (cname, table_name, ctype, condition, json.dumps(cols), ref_table,
+                               cname if ctype in ("P", "U") else None))
+        for cname, ctype, _, cols, _ in constraint_rows:
+            if ctype in ("P", "U"):
+                name = cname or f"SYS_C_{table_name}_{ctype}"
+                self.conn.execute('INSERT OR IGNORE INTO "ORA$INDEXES" (index_name, table_name, index_type, '
+                                  'uniqueness, columns) VALUES (?,?,?,?,?)',
+                                  (name, table_name, "NORMAL", "UNIQUE", json.dumps(cols)))
+
+    def drop_table(self, sql: str) -> None:
+        m = re.match(r"(?is)DROP\s+TABLE\s+(IF\s+EXISTS\s+)?(" + _IDENT + r"(?:\." + _IDENT + r")?)(.*)$", sql)
+        if not m:
+            raise errors.EngineError(903, "invalid table name")
+        name = _strip_owner(m.group(2))
+        rest = m.group(3).strip().upper()
+        if rest and not re.fullmatch(r"(CASCADE\s+CONSTRAINTS\s*)?(PURGE)?", rest):
+            raise unsupported(f"DROP TABLE option {rest}")
+        row = self.conn.execute('SELECT kind FROM "ORA$TABLES" WHERE table_name = ?', (name,)).fetchone()
+        if row is None or row[0] != "TABLE":
+            if m.group(1):
+                return
+            raise errors.EngineError(942, f'table or view "{name}" does not exist')
+        for hook in ("drop_table",):
+            if hook in self.hooks:
+                self.hooks[hook](name)
+        self.conn.execute(f'DROP TABLE "{name}"')
+        self._drop_version_triggers(name)
+        for table in ('"ORA$TABLES"', '"ORA$COLUMNS"', '"ORA$INDEXES"', '"ORA$CONSTRAINTS"', '"ORA$VERSIONS"'):
+            self.conn.execute(f"DELETE FROM {table} WHERE table_name = ?", (name,))
+
+    def truncate(self, sql: str) -> None:
+        m = re.match(r"(?is)TRUNCATE\s+TABLE\s+(" + _IDENT + r"(?:\." + _IDENT + r")?)", sql)
+        name = _strip_owner(m.group(1))
+        if self.catalog.table(name) is None:
+            raise errors.EngineError(942, f'table or view "{name}" does not exist')
+        self.conn.execute(f'DELETE FROM "{name}"')
+
+    def alter_table(self, sql: str) -> None:
+        m = re.match(r"(?is)ALTER\s+TABLE\s+(" + _IDENT + r")\s+ADD\s*\((.*)\)\s*$", sql) or \
+            re.match(r"(?is)ALTER\s+TABLE\s+(" + _IDENT + r")\s+ADD\s+(?!CONSTRAINT)(.*)$", sql)
+        if not m:
+            raise unsupported("ALTER TABLE (only ADD column is supported)")
+        name = _strip_owner(m.group(1))
+        table = self.catalog.table(name)
+        if table is None:
+            raise errors.EngineError(942, f'table or view "{name}" does not exist')
+        for column_text in split_top_level(m.group(2)):
+            tree = normalize_identifiers(parse(f"CREATE TABLE ORA$TMP ({column_text})"))
+            coldef = tree.this.expressions[0]
+            spec = _column_type(coldef.args["kind"])
+            if table.column(coldef.name) is not None:
+                raise errors.EngineError(1430, "column being added already exists in table")
+            default_sql, default_text = "", None
+            for constraint in coldef.args.get("constraints") or []:
+                kind = constraint.args["kind"]
+                if isinstance(kind, exp.DefaultColumnConstraint):
+                    default_text = kind.this.sql(dialect="oracle")
+                    default_sql = f" DEFAULT ({Translator(self.catalog).translate_expression(kind.this.copy())})"
+                else:
+                    raise unsupported("ALTER TABLE ADD with constraints")
+            self.conn.execute(f'ALTER TABLE "{name}" ADD COLUMN "{coldef.name}" '
+                              f'{SQLITE_DECLTYPES[spec["data_type"]]}{default_sql}')
+            position = len(table.columns) + 1
+            self.conn.execute('INSERT INTO "ORA$COLUMNS" (table_name, column_name, column_id, data_type, '
+                              'data_length, char_semantics, data_precision, data_scale, nullable, '
+                              'vector_dimensions, vector_format, identity_column, data_default) '
+                              'VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)',
+                              (name, coldef.name, position, spec["data_type"], spec.get("length"),
+                               spec.get("char_semantics"), spec.get("precision"), spec.get("scale"), "Y",
+                               spec.get("vector_dimensions"), spec.get("vector_format"), "NO", default_text))
+
+    # ------------------------------------------------------------------ indexes
+    def create_index(self, sql: str) -> None:
+        masked = code_mask(sql)
+        m = re.match(r"(?is)CREATE\s+(UNIQUE\s+|BITMAP\s+|SEARCH\s+|VECTOR\s+|HYBRID\s+VECTOR\s+|MULTIVALUE\s+)?"
+                     r"INDEX\s+(IF\s+NOT\s+EXISTS\s+)?(" + _IDENT + r"(?:\." + _IDENT + r")?)\s+ON\s+("
+                     + _IDENT + r"(?:\." + _IDENT + r")?)\s*\(", masked)
+        if not m:
+            raise errors.EngineError(900, "invalid SQL statement (CREATE INDEX)")
+        kind = (m.group(1) or "").strip().upper()
+        kind = re.sub(r"\s+", " ", kind)
+        index_name = _strip_owner(sql[m.start(3):m.end(3)])
+        table_name = _strip_owner(sql[m.start(4):m.end(4)])
+        close = matching_paren(sql, m.end() - 1)
+        column_texts = split_top_level(sql[m.end():close])
+        rest = sql[close + 1:].strip()
+        table = self.catalog.table(table_name)
+        if table is None or table.kind != "TABLE":
+            raise errors.EngineError(942, f'table or view "{table_name}" does not exist')
+        if self._exists(index_name):
+            if m.group(2):
+                return
+            raise self._name_in_use(index_name)
+        columns = []
+        for text in column_texts:
+            cm = re.fullmatch(r'(?is)\s*(' + _IDENT + r')\s*(ASC|DESC)?\s*', text)
+            if not cm:
+                raise unsupported(f"function-based index on {text}")
+            col = ident(cm.group(1))
+            if table.column(col) is None:
+                raise errors.EngineError(904, f'"{col}": invalid identifier')
+            columns.append(col)
+        if kind == "HYBRID VECTOR":
+            raise unsupported("CREATE HYBRID VECTOR INDEX")
+        if kind == "MULTIVALUE":
+            raise unsupported("CREATE MULTIVALUE INDEX")
+        if kind == "VECTOR":
+            self._create_vector_index(index_name, table, columns, rest)
+            return
+        if kind == "SEARCH" or re.search(r"(?i)\bINDEXTYPE\s+IS\b", rest):
+            self._create_text_index(index_name, table, columns, rest, search=(kind == "SEARCH"))
+            return
+        if rest and not re.fullmatch(r"(?is)(TABLESPACE\s+\w+|COMPUTE\s+STATISTICS|ONLINE|PARALLEL\s*\d*|"
+                                     r"NOPARALLEL|LOGGING|NOLOGGING|\s)*", rest):
+            raise unsupported(f"CREATE INDEX option {rest[:40]}")
+        for existing in self.catalog.indexes.values():
+            if existing.table == table_name and existing.columns == columns and existing.index_type == "NORMAL":
+                raise errors.EngineError(1408, "such column list already indexed")
+        unique = "UNIQUE " if kind == "UNIQUE" else ""
+        cols_sql = ", ".join(f'"{c}"' for c in columns)
+        self.conn.execute(f'CREATE {unique}INDEX "{index_name}" ON "{table_name}" ({cols_sql})')
+        self.conn.execute('INSERT INTO "ORA$INDEXES" (index_name, table_name, index_type, uniqueness, columns) '
+                          'VALUES (?,?,?,?,?)', (index_name, table_name, "BITMAP" if kind == "BITMAP" else "NORMAL",
+                                                 "UNIQUE" if unique else "NONUNIQUE", json.dumps(columns)))
+
+    def _create_vector_index(self, index_name, table, columns, rest) -> None:
+        if len(columns) != 1:
+            raise errors.EngineError(51823, "a vector index can only be created on one column")
+        column = table.column(columns[0])
+        if column.data_type != "VECTOR":
+            raise errors.EngineError(51801, f'vector index can only be created on a VECTOR column: "{column.name}"')
+        text = re.sub(r"\s+", " ", rest.upper())
+        organization = "INMEMORY NEIGHBOR GRAPH" if "NEIGHBOR GRAPH" in text else (
+            "NEIGHBOR PARTITIONS" if "NEIGHBOR PARTITIONS" in text else None)
+        params = re.search(r"PARAMETERS\s*\((.*?)\)", text)
+        if params and "TYPE IVF" in params.group(1):
+            organization = "NEIGHBOR PARTITIONS"
+        if params and "TYPE HNSW" in params.group(1):
+            organization = "INMEMORY NEIGHBOR GRAPH"
+        if organization is None:
+            organization = "INMEMORY NEIGHBOR GRAPH"
+        distance = re.search(r"DISTANCE (\w+)", text)
+        accuracy = re.search(r"WITH TARGET ACCURACY (\d+)", text)
+        leftover = re.sub(r"ORGANIZATION (INMEMORY )?NEIGHBOR (GRAPH|PARTITIONS)|DISTANCE \w+|"
+                          r"WITH TARGET ACCURACY \d+|PARAMETERS\s*\(.*?\)|PARALLEL \d+|PARALLEL|NOPARALLEL|"
+                          r"ONLINE|TABLESPACE \w+|IF NOT EXISTS", "", text).strip()
+        if leftover:
+            raise unsupported(f"CREATE VECTOR INDEX option {leftover[:40]}")
+        metric = distance.group(1) if distance else "COSINE"
+        if metric not in ("COSINE", "EUCLIDEAN", "EUCLIDEAN_SQUARED", "DOT", "MANHATTAN", "HAMMING", "L2",
+                          "L2_SQUARED", "L1", "JACCARD"):
+            raise errors.EngineError(51806, f"invalid vector distance metric {metric}")
+        for existing in self.catalog.indexes.values():
+            if existing.table == table.name and existing.columns == columns and existing.index_type == "VECTOR":
+                raise errors.EngineError(1408, "such column list already indexed")
+        self.conn.execute('INSERT INTO "ORA$INDEXES" (index_name, table_name, index_type, uniqueness, columns, '
+                          'parameters, vector_organization, vector_distance, target_accuracy) '
+                          'VALUES (?,?,?,?,?,?,?,?,?)',
+                          (index_name, table.name, "VECTOR", "NONUNIQUE", json.dumps(columns),
+                           params.group(1) if params else None, organization, metric,
+                           int(accuracy.group(1)) if accuracy else None))
+        self._create_version_triggers(table.name)
+
+    def _create_text_index(self, index_name, table, columns, rest, search: bool) -> None:
+        if len(columns) != 1:
+            raise errors.EngineError(29855, "error occurred in the execution of ODCIINDEXCREATE routine: "
+                                            "an Oracle Text index covers one column")
+        column = table.column(columns[0])
+        text = rest
+        m_type = re.search(r"(?is)INDEXTYPE\s+IS\s+(\S+)", text)
+        if m_type:
+            itype = m_type.group(1).upper().replace('"', "")
+            if itype not in ("CTXSYS.CONTEXT", "CONTEXT", "CTXSYS.CTXCAT", "CTXSYS.CONTEXT_V2"):
+                raise unsupported(f"INDEXTYPE IS {itype}")
+            if itype.endswith("CTXCAT"):
+                raise unsupported("INDEXTYPE IS CTXSYS.CTXCAT")
+        is_json = bool(re.search(r"(?i)\bFOR\s+JSON\b", text)) or column.data_type == "JSON"
+        params = re.search(r"(?is)PARAMETERS\s*\(\s*'((?:[^']|'')*)'\s*\)", text)
+        parameters = params.group(1).replace("''", "'") if params else None
+        leftover = re.sub(r"(?is)INDEXTYPE\s+IS\s+\S+|FOR\s+JSON|PARAMETERS\s*\(\s*'(?:[^']|'')*'\s*\)|"
+                          r"PARALLEL\s*\d*|ONLINE", "", text).strip()
+        if leftover:
+            raise unsupported(f"text index option {leftover[:40]}")
+        if column.data_type not in ("VARCHAR2", "NVARCHAR2", "CHAR", "CLOB", "NCLOB", "JSON", "VARCHAR", "BLOB"):
+            raise errors.EngineError(29855, "error occurred in the execution of ODCIINDEXCREATE routine: "
+                                            f"column type {column.data_type} cannot be text indexed")
+        create = self.hooks.get("create_text_index")
+        if create is None:
+            raise unsupported("Oracle Text index")
+        create(index_name, table.name, column.name, "SEARCH" if search else "CONTEXT", parameters, is_json)
+        self.conn.execute('INSERT INTO "ORA$INDEXES" (index_name, table_name, index_type, uniqueness, columns, '
+                          'ityp_owner, ityp_name, parameters) VALUES (?,?,?,?,?,?,?,?)',
+                          (index_name, table.name, "DOMAIN", "NONUNIQUE", json.dumps(columns), "CTXSYS",
+                           "CONTEXT_V2" if search else "CONTEXT", parameters))
+
+    def drop_index(self, sql: str) -> None:
+        m = re.match(r"(?is)DROP\s+INDEX\s+(IF\s+EXISTS\s+)?(" + _IDENT + r"(?:\." + _IDENT + r")?)(.*)$", sql)
+        if not m:
+            raise errors.EngineError(953, "invalid index name")
+        name = _strip_owner(m.group(2))
+        rest = m.group(3).strip().upper()
+        if rest and not re.fullmatch(r"(FORCE|ONLINE|\s)*", rest):
+            raise unsupported(f"DROP INDEX option {rest}")
+        row = self.conn.execute('SELECT table_name, index_type FROM "ORA$INDEXES" WHERE index_name = ?',
+                                (name,)).fetchone()
+        if row is None:
+            if m.group(1):
+                return
+            raise errors.EngineError(1418, "specified index does not exist")
+        table_name, index_type = row
+        if index_type in ("NORMAL", "BITMAP"):
+            if self.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)).fetchone():
+                self.conn.execute(f'DROP INDEX "{name}"')
+            else:
+                raise errors.EngineError(2429, "cannot drop index used for enforcement of unique/primary key")
+        elif index_type == "DOMAIN":
+            self.hooks["drop_text_index"](name)
+        self.conn.execute('DELETE FROM "ORA$INDEXES" WHERE index_name = ?', (name,))
+        if index_type == "VECTOR" and not self.conn.execute(
+                'SELECT 1 FROM "ORA$INDEXES" WHERE table_name = ? AND index_type = \'VECTOR\'', (table_name,)).fetchone():
+            self._drop_version_triggers(table_name)
+
+    # ------------------------------------------------------------------ version triggers (vector cache)
+    def _create_version_triggers(self, table: str) -> None:
+        self.conn.execute('INSERT OR IGNORE INTO "ORA$VERSIONS" VALUES (?, abs(random()))', (table,))
+        bump = f'UPDATE "ORA$VERSIONS" SET version = abs(random()) WHERE table_name = \'{table.replace(chr(39), chr(39) * 2)}\''
+        for event in ("INSERT", "UPDATE", "DELETE"):
+            self.conn.execute(f'CREATE TRIGGER IF NOT EXISTS "ORA$V_{table}_{event}" AFTER {event} ON "{table}" '
+                              f'FOR EACH STATEMENT BEGIN {bump}; END'.replace("FOR EACH STATEMENT ", ""))
+
+    def _drop_version_triggers(self, table: str) -> None:
+        for event in ("INSERT", "UPDATE", "DELETE"):
+            self.conn.execute(f'DROP TRIGGER IF EXISTS "ORA$V_{table}_{event}"')
+        self.conn.execute('DELETE FROM "ORA$VERSIONS" WHERE table_name = ?', (table,))
+
+    # ------------------------------------------------------------------ views, sequences, comments
+    def create_view(self, sql: str) -> None:
+        m = re.match(r"(?is)CREATE\s+(OR\s+REPLACE\s+)?(?:(?:NO)?FORCE\s+|(?:NON)?EDITIONABLE\s+)*VIEW\s+("
+                     + _IDENT + r"(?:\." + _IDENT + r")?)\s*(\([^)]*\))?\s+AS\s+(.*)$", sql)
+        if not m:
+            raise errors.EngineError(900, "invalid CREATE VIEW statement")
+        name = _strip_owner(m.group(2))
+        if m.group(3):
+            raise unsupported("CREATE VIEW with a column alias list")
+        body = m.group(4)
+        from .translate import Translator as _T
+        row = self.conn.execute('SELECT kind FROM "ORA$TABLES" WHERE table_name = ?', (name,)).fetchone()
+        if row is not None:
+            if not m.group(1) or row[0] != "VIEW":
+                raise self._name_in_use(name)
+            self.conn.execute(f'DROP VIEW "{name}"')
+            self.conn.execute('DELETE FROM "ORA$TABLES" WHERE table_name = ?', (name,))
+            self.conn.execute('DELETE FROM "ORA$COLUMNS" WHERE table_name = ?', (name,))
+        plan = self.hooks["translate_query"](body)
+        if plan.text_searches or plan.topk or plan.model_calls or plan.binds or plan.sequences:
+            raise unsupported("this construct inside a view")
+        self.conn.execute(f'CREATE VIEW "{name}" AS {plan.sql}')
+        self.conn.execute('INSERT INTO "ORA$TABLES" (table_name, kind, view_text, created) VALUES (?,?,?,datetime())',
+                          (name, "VIEW", body))
+        for position, (col, ctype) in enumerate(zip(plan.columns, plan.column_types), start=1):
+            self.conn.execute('INSERT INTO "ORA$COLUMNS" (table_name, column_name, column_id, data_type, nullable) '
+                              'VALUES (?,?,?,?,?)', (name, col, position, ctype or "VARCHAR2", "Y"))
+
+    def create_sequence(self, sql: str) -> None:
+        m = re.match(r"(?is)CREATE\s+SEQUENCE\s+(IF\s+NOT\s+EXISTS\s+)?(" + _IDENT + r")(.*)$", sql)
+        name = ident(m.group(2))
+        if self._exists(name):
+            if m.group(1):
+                return
+            raise self._name_in_use(name)
+        options = m.group(3).upper()
+        start = re.search(r"START\s+WITH\s+(-?\d+)", options)
+        inc = re.search(r"INCREMENT\s+BY\s+(-?\d+)", options)
+        increment = int(inc.group(1)) if inc else 1
+        first = int(start.group(1)) if start else 1
+        self.conn.execute('INSERT INTO "ORA$SEQUENCES" VALUES (?,?,?,?)', (name, first - increment, increment, first))
+
+    def drop_simple(self, sql: str, kind: str) -> None:
+        m = re.match(r"(?is)DROP\s+" + kind + r"\s+(IF\s+EXISTS\s+)?(" + _IDENT + r"(?:\." + _IDENT + r")?)", sql)
+        name = _strip_owner(m.group(2))
+        if kind == "VIEW":
+            row = self.conn.execute('SELECT 1 FROM "ORA$TABLES" WHERE table_name = ? AND kind = \'VIEW\'',
+                                    (name,)).fetchone()
+            if row is None:
+                if m.group(1):
+                    return
+                raise errors.EngineError(942, f'table or view "{name}" does not exist')
+            self.conn.execute(f'DROP VIEW "{name}"')
+            self.conn.execute('DELETE FROM "ORA$TABLES" WHERE table_name = ?', (name,))
+            self.conn.execute('DELETE FROM "ORA$COLUMNS" WHERE table_name = ?', (name,))
+        else:
+            cur = self.conn.execute('DELETE FROM "ORA$SEQUENCES" WHERE sequence_name = ?', (name,))
+            if cur.rowcount == 0 and not m.group(1):
+                raise errors.EngineError(2289, "sequence does not exist")
+
+    def comment(self, sql: str) -> None:
+        m = re.match(r"(?is)COMMENT\s+ON\s+(TABLE|COLUMN)\s+(.+?)\s+IS\s+'((?:[^']|'')*)'\s*$", sql)
+        if not m:
+            raise unsupported("COMMENT ON form")
+        text = m.group(3).replace("''", "'") or None
+        parts = split_dotted(m.group(2))
+        if m.group(1).upper() == "TABLE":
+            name = parts[-1]
+            cur = self.conn.execute('UPDATE "ORA$TABLES" SET comments = ? WHERE table_name = ?', (text, name))
+            if cur.rowcount == 0:
+                raise errors.EngineError(942, f'table or view "{name}" does not exist')
+        else:
+            if len(parts) < 2:
+                raise errors.EngineError(904, "invalid column name in COMMENT ON COLUMN")
+            table, column = parts[-2], parts[-1]
+            if self.catalog.table(table) is None:
+                raise errors.EngineError(942, f'table or view "{table}" does not exist')
+            cur = self.conn.execute('UPDATE "ORA$COLUMNS" SET comments = ? WHERE table_name = ? AND column_name = ?',
+                                    (text, table, column))
+            if cur.rowcount == 0:
+                raise errors.EngineError(904, f'"{column}": invalid identifier')
+
+
+# ---------------------------------------------------------------------- column types
+def _column_type(datatype: exp.DataType) -> dict:
+    text = datatype.sql(dialect="oracle").upper()
+    base = re.split(r"[\s(]", text, maxsplit=1)[0]
+    params = [p.strip() for p in re.findall(r"\((.*)\)", text)[0].split(",")] if "(" in text else []
+    spec: dict = {}
+    if text.startswith("TIMESTAMP") and "LOCAL TIME ZONE" in text or base == "TIMESTAMPLTZ":
+        spec["data_type"] = "TIMESTAMP WITH LOCAL TIME ZONE"
+    elif text.startswith("TIMESTAMP") and "TIME ZONE" in text or base == "TIMESTAMPTZ":
+        spec["data_type"] = "TIMESTAMP WITH TIME ZONE"
+    elif base == "TIMESTAMP":
+        spec["data_type"] = "TIMESTAMP"
+    elif base in ("VARCHAR2", "VARCHAR", "NVARCHAR2", "CHAR", "NCHAR"):
+        spec["data_type"] = {"VARCHAR": "VARCHAR2"}.get(base, base)
+        if not params and base in ("VARCHAR2", "VARCHAR", "NVARCHAR2"):
+            raise errors.EngineError(906, "missing left parenthesis (VARCHAR2 needs a length)")
+        size = params[0].split() if params else ["1"]
+        spec["length"] = int(size[0])
+        spec["char_semantics"] = "CHAR" if base.startswith("N") else (size[1] if len(size) > 1 else "BYTE")
+        if spec["length"] > 32767:
+            raise errors.EngineError(910, "specified length too long for its datatype")
+    elif base in ("NUMBER", "DECIMAL", "NUMERIC"):
+        spec["data_type"] = "NUMBER"
+        if params and params[0] != "*":
+            spec["precision"] = int(params[0])
+            spec["scale"] = int(params[1]) if len(params) > 1 else 0
+    elif base in ("INT", "INTEGER", "SMALLINT", "BIGINT"):
+        spec.update(data_type="NUMBER", precision=38, scale=0)
+    elif base in ("FLOAT", "REAL"):
+        spec["data_type"] = "FLOAT"
+    elif base in ("DOUBLE", "BINARY_DOUBLE"):
+        spec["data_type"] = "BINARY_DOUBLE"
+    elif base in ("CLOB", "NCLOB", "TEXT"):
+        spec["data_type"] = "NCLOB" if base == "NCLOB" else "CLOB"
+    elif base in ("BLOB", "VARBINARY"):
+        spec["data_type"] = "BLOB"
+    elif base == "RAW":
+        spec["data_type"] = "RAW"
+        spec["length"] = int(params[0]) if params else 2000
+    elif base in ("JSON", "BOOLEAN", "DATE"):
+        spec["data_type"] = base
+    elif base == "VECTOR":
+        spec["data_type"] = "VECTOR"
+        dims = params[0] if params else "0"
+        fmt = params[1] if len(params) > 1 else "FLEX"
+        spec["vector_dimensions"] = None if dims in ("0", "*") else int(dims)
+        spec["vector_format"] = None if fmt in ("FLEX", "*") else fmt
+        if spec["vector_format"] not in (None, "FLOAT32", "FLOAT64", "INT8", "BINARY"):
+            raise errors.EngineError(51801, f"invalid vector format {fmt}")
+        if spec["vector_format"] == "BINARY" and spec["vector_dimensions"] and spec["vector_dimensions"] % 8:
+            raise errors.EngineError(51813, "BINARY vector dimensions must be a multiple of 8")
+        if len(params) > 2:
+            raise unsupported("sparse VECTOR columns")
+    elif base == "LONG":
+        spec["data_type"] = "LONG"
+    else:
+        raise unsupported(f"column type {text}")
+    return spec
+
+
+def _reference(ref: exp.Reference) -> tuple[str, list[str]]:
+    target = ref.this
+    if isinstance(target, exp.Schema):
+        return target.this.name, [e.name for e in target.expressions]
+    return target.name, []
+
+
+def _on_delete(ref: exp.Expression) -> str:
+    options = " ".join(str(o).upper() for o in (ref.args.get("options") or []))
+    if "ON DELETE CASCADE" in options:
+        return " ON DELETE CASCADE"
+    if "ON DELETE SET NULL" in options:
+        return " ON DELETE SET NULL"
+    return ""
+
+
+def _column_scope(name: str) -> Scope:
+    return Scope()
+
+
+def _table_scope(rows) -> Scope:
+    return Scope()

@@ -1,0 +1,550 @@
+"""The statement executor behind one embedded connection.
+
+It owns the SQLite connection (WAL, busy timeout, foreign keys, case-sensitive LIKE), the
+Oracle transaction model (DML opens a write transaction that lasts until COMMIT/ROLLBACK; DDL
+commits implicitly), the translation cache, and the per-statement state that user functions
+read (text-search hits, pre-computed model outputs, the vector top-k candidates).
+"""
+from __future__ import annotations
+
+import array
+import datetime as dt
+import decimal
+import json
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import oracledb
+import sqlglot.errors
+
+from . import builtins as B
+from . import catalog as C
+from . import errors
+from . import values as V
+from .ddl import DdlExecutor
+from .dialect import parse
+from .dml import DmlTranslator
+from .lexing import leading_words, split_returning_into, strip_comments
+from .translate import Plan, Translator, bind_param, unsupported
+from .vector_cache import VectorCache
+
+DEFAULT_BUSY_TIMEOUT_S = float(os.environ.get("WORKSHOP_BUSY_TIMEOUT", "15"))
+
+
+@dataclass
+class Result:
+    rows: list[tuple] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)
+    column_types: list[str | None] = field(default_factory=list)
+    rowcount: int = 0
+    returning: list[list[Any]] | None = None
+    is_query: bool = False
+
+
+class StatementState:
+    """What user functions may read while one statement runs."""
+
+    def __init__(self):
+        self.text_hits: dict[int, dict[int, int]] = {}
+        self.model_outputs: dict[int, dict[tuple, Any]] = {}
+        self.error: BaseException | None = None
+
+
+class Engine:
+    """One SQLite connection speaking Oracle SQL."""
+
+    def __init__(self, path: str | os.PathLike, busy_timeout: float | None = None):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.busy_timeout = DEFAULT_BUSY_TIMEOUT_S if busy_timeout is None else busy_timeout
+        self.db = sqlite3.connect(str(self.path), timeout=self.busy_timeout, isolation_level=None,
+                                  detect_types=sqlite3.PARSE_DECLTYPES | sqlite3.PARSE_COLNAMES,
+                                  check_same_thread=False)
+        self.lock = threading.RLock()
+        self._pragma("journal_mode=WAL")
+        self._pragma("synchronous=NORMAL")
+        self._pragma("foreign_keys=ON")
+        self._pragma("case_sensitive_like=ON")
+        self._pragma(f"busy_timeout={int(self.busy_timeout * 1000)}")
+        self.state = StatementState()
+        self.in_txn = False
+        self.catalog = C.Catalog(self.db)
+        self._plans: dict[tuple, Plan] = {}
+        self.vector_cache = VectorCache(self.db)
+        self.extensions: dict[str, Any] = {}
+        self.commit_hooks: list[Callable[[sqlite3.Connection], None]] = []
+        self.ddl_hooks: dict[str, Callable] = {"translate_query": self._translate_query_text}
+        self.procedures: dict[str, Callable] = {}
+        self.table_functions: dict[str, Callable] = {}
+        self._register_functions()
+        from . import extensions
+        extensions.install(self)
+        self._run_with_retry(lambda: C.bootstrap(self.db, self.extensions.get("views")))
+
+    # ------------------------------------------------------------------ setup
+    def _pragma(self, text: str) -> None:
+        self._run_with_retry(lambda: self.db.execute(f"PRAGMA {text}").fetchall())
+
+    def _run_with_retry(self, fn):
+        deadline = time.monotonic() + self.busy_timeout
+        while True:
+            try:
+                return fn()
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise errors.from_sqlite(exc) from None
+                time.sleep(0.05)
+
+    def register(self, name: str, fn: Callable, nargs: int = -1, deterministic: bool = False) -> None:
+        """Register a user function whose Oracle errors survive SQLite's exception wrapping."""
+        state = self
+
+        def call(*args):
+            try:
+                return fn(*args)
+            except BaseException as exc:  # noqa: BLE001 - re-raised after SQLite unwinds
+                state.state.error = exc
+                raise
+        self.db.create_function(name, nargs, call, deterministic=deterministic)
+
+    def register_aggregate(self, name: str, cls: type, nargs: int = -1) -> None:
+        state = self
+
+        class Wrapped:
+            def __init__(self):
+                self.inner = cls()
+
+            def step(self, *args):
+                try:
+                    self.inner.step(*args)
+                except BaseException as exc:  # noqa: BLE001
+                    state.state.error = exc
+                    raise
+
+            def finalize(self):
+                try:
+                    return self.inner.finalize()
+                except BaseException as exc:  # noqa: BLE001
+                    state.state.error = exc
+                    raise
+        self.db.create_aggregate(name, nargs, Wrapped)
+
+    def _register_functions(self) -> None:
+        from . import function_registry
+        function_registry.register_all(self)
+        self.register("ORA_TEXT_SCORE", self._text_score, 2)
+        self.register("ORA_MODEL_CALL", self._model_call, -1)
+        self.register("ORA_SEQ_CURRVAL", self._seq_currval, 1)
+
+    # ------------------------------------------------------------------ statement state hooks
+    def _text_score(self, slot: int, rowid: int) -> int:
+        hits = self.state.text_hits.get(slot)
+        if hits is None:
+            raise errors.EngineError(29909, "SCORE/CONTAINS evaluated outside its statement")
+        return hits.get(rowid, 0)
+
+    def _model_call(self, slot: int, *args):
+        outputs = self.state.model_outputs.get(slot)
+        if outputs is None:
+            raise unsupported("VECTOR_EMBEDDING / PREDICTION (no model runtime installed)")
+        key = tuple(args)
+        if key not in outputs:
+            compute = self.extensions.get("model_call")
+            outputs.update(compute(self, slot, [key]))
+        return outputs[key]
+
+    def _seq_currval(self, name: str) -> int:
+        value = getattr(self, "_currval", {}).get(name)
+        if value is None:
+            raise errors.EngineError(8002, f"sequence {name}.CURRVAL is not yet defined in this session")
+        return value
+
+    # ------------------------------------------------------------------ transactions
+    def begin_write(self) -> None:
+        if self.in_txn:
+            return
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise errors.from_sqlite(exc) from None
+        self.in_txn = True
+
+    def commit(self) -> None:
+        with self.lock:
+            if not self.in_txn:
+                return
+            try:
+                for hook in self.commit_hooks:
+                    hook(self.db)
+                self.db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise errors.from_sqlite(exc) from None
+            finally:
+                self.in_txn = self.db.in_transaction
+
+    def rollback(self) -> None:
+        with self.lock:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            self.in_txn = False
+
+    def close(self) -> None:
+        with self.lock:
+            self.rollback()
+            self.db.close()
+
+    # ------------------------------------------------------------------ translation
+    def _plan_key(self, sql: str) -> tuple:
+        return (sql, self.catalog.refresh())
+
+    def _translate_query_text(self, sql: str) -> Plan:
+        return Translator(self.catalog, self._text_index_lookup).translate_query(self._parse(sql))
+
+    def _text_index_lookup(self, table: str, column: str):
+        lookup = self.extensions.get("text_index_lookup")
+        return lookup(self.db, table, column) if lookup else None
+
+    def _parse(self, sql: str):
+        rewrite = self.extensions.get("rewrite_sql")
+        if rewrite is not None:
+            sql = rewrite(self, sql)
+        try:
+            return parse(sql)
+        except sqlglot.errors.ParseError as exc:
+            detail = str(exc).splitlines()[0]
+            raise errors.EngineError(933, f"SQL command not properly ended or unsupported syntax ({detail})") from None
+
+    def plan_for(self, sql: str, words: list[str]) -> Plan:
+        key = self._plan_key(sql)
+        plan = self._plans.get(key)
+        if plan is not None:
+            return plan
+        kind = words[0]
+        if kind in ("SELECT", "WITH", "("):
+            plan = self._translate_query_text(sql)
+        else:
+            returning = split_returning_into(sql) if kind in ("INSERT", "UPDATE", "DELETE") else None
+            body = returning[0] if returning else sql
+            tree = self._parse(body)
+            translator = DmlTranslator(self.catalog, self._text_index_lookup)
+            handler = {"INSERT": translator.translate_insert, "UPDATE": translator.translate_update,
+                       "DELETE": translator.translate_delete, "MERGE": translator.translate_merge}[kind]
+            plan = handler(tree)
+            if returning:
+                translator.add_returning(returning[1], returning[2], parse)
+        if len(self._plans) > 2000:
+            self._plans.clear()
+        self._plans[key] = plan
+        return plan
+
+    # ------------------------------------------------------------------ execution
+    def execute(self, sql: str, binds: Any = None, input_types: Any = None, out_vars: dict | None = None) -> Result:
+        with self.lock:
+            self.state = StatementState()
+            try:
+                return self._execute(sql, binds, input_types)
+            except errors.EngineError as exc:
+                raise exc.to_oracle() from None
+            except sqlite3.Error as exc:
+                raise self._sqlite_error(exc) from None
+
+    def _sqlite_error(self, exc: sqlite3.Error) -> oracledb.DatabaseError:
+        inner = self.state.error
+        self.state.error = None
+        if inner is not None and "user-defined function raised exception" in str(exc) \
+                or inner is not None and "raised exception" in str(exc):
+            return to_oracle_error(inner)
+        return errors.from_sqlite(exc)
+
+    def _execute(self, sql: str, binds: Any, input_types: Any) -> Result:
+        words = leading_words(sql, 5)
+        if not words:
+            raise errors.EngineError(900, "invalid SQL statement")
+        kind = words[0]
+        if kind in ("COMMIT",):
+            self.commit()
+            return Result()
+        if kind == "ROLLBACK":
+            if len(words) > 1 and words[1] == "TO" or len(words) > 2 and words[2] == "TO":
+                name = words[-1]
+                self.db.execute(f'ROLLBACK TO "{name}"')
+            else:
+                self.rollback()
+            return Result()
+        if kind == "SAVEPOINT":
+            self.begin_write()
+            self.db.execute(f'SAVEPOINT "{words[1]}"')
+            return Result()
+        if kind in ("BEGIN", "DECLARE"):
+            from .plsql import run_block
+            return run_block(self, sql, binds)
+        if kind in ("CREATE", "DROP", "ALTER", "TRUNCATE", "COMMENT", "RENAME"):
+            self._ddl(sql, words)
+            return Result()
+        if kind in ("SELECT", "WITH"):
+            plan = self.plan_for(sql, words)
+            return self._run_query(plan, binds, input_types)
+        if kind in ("INSERT", "UPDATE", "DELETE", "MERGE"):
+            plan = self.plan_for(sql, words)
+            return self._run_dml(plan, binds, input_types)
+        if kind in ("GRANT", "REVOKE", "EXPLAIN", "CALL", "LOCK", "SET", "ANALYZE", "AUDIT"):
+            raise unsupported(f"{kind} statement")
+        raise errors.EngineError(900, "invalid SQL statement")
+
+    def _ddl(self, sql: str, words: list[str]) -> None:
+        if self.in_txn:
+            self.commit()
+        self.begin_write()
+        try:
+            DdlExecutor(self.db, self.catalog, self.ddl_hooks).execute(sql, words)
+        except BaseException:
+            self.rollback()
+            raise
+        self.commit()
+        self.catalog.refresh()
+
+    # ------------------------------------------------------------------ binds
+    def bind_values(self, plan: Plan, binds: Any, input_types: Any) -> dict[str, Any]:
+        names = plan.binds
+        values: dict[str, Any] = {}
+        if binds is None:
+            binds = {}
+        if isinstance(binds, dict):
+            given = {str(k).upper().lstrip(":"): v for k, v in binds.items()}
+            for name in names:
+                if name not in given:
+                    raise errors.EngineError(1008, f"not all variables bound (:{name})")
+            extra = set(given) - set(names)
+            if extra:
+                raise errors.EngineError(1036, f"illegal variable name/number ({', '.join(sorted(extra))})")
+            types = input_types if isinstance(input_types, dict) else {}
+            types = {str(k).upper(): v for k, v in types.items()}
+            for name in names:
+                values[bind_param(name)] = to_sqlite(given[name], types.get(name))
+        else:
+            seq = list(binds)
+            if len(seq) != len(names):
+                raise errors.EngineError(1008, f"not all variables bound (expected {len(names)}, got {len(seq)})")
+            types = list(input_types) if isinstance(input_types, (list, tuple)) else []
+            for i, (name, value) in enumerate(zip(names, seq)):
+                values[bind_param(name)] = to_sqlite(value, types[i] if i < len(types) else None)
+        for sequence in plan.sequences:
+            values["SEQ_" + "".join(c if c.isalnum() or c == "_" else "_" for c in sequence)] = self._nextval(sequence)
+        return values
+
+    def _nextval(self, name: str) -> int:
+        self.begin_write()
+        row = self.db.execute('UPDATE "ORA$SEQUENCES" SET last_number = last_number + increment_by '
+                              'WHERE sequence_name = ? RETURNING last_number', (name,)).fetchone()
+        if not hasattr(self, "_currval"):
+            self._currval = {}
+        self._currval[name] = row[0]
+        return row[0]
+
+    def _prepare_statement_state(self, plan: Plan, params: dict[str, Any], param_rows: list[dict] | None = None):
+        for search in plan.text_searches:
+            query = params.get(search.query_param) if search.query_param else search.query_literal
+            hits = self.extensions["text_search"](self.db, search.index, query)
+            self.state.text_hits[search.slot] = hits
+            if search.filter_param:
+                params[search.filter_param] = json.dumps(list(hits))
+        if plan.model_calls:
+            prepare = self.extensions.get("prepare_model_calls")
+            if prepare is None:
+                raise unsupported("VECTOR_EMBEDDING / PREDICTION (no model runtime installed)")
+            prepare(self, plan, param_rows or [params])
+
+    # ------------------------------------------------------------------ queries
+    def _run_query(self, plan: Plan, binds: Any, input_types: Any) -> Result:
+        params = self.bind_values(plan, binds, input_types)
+        self._prepare_statement_state(plan, params)
+        if plan.topk is not None:
+            rows, description = self._run_topk(plan, params)
+        else:
+            cur = self.db.execute(plan.sql, params)
+            rows, description = cur.fetchall(), cur.description
+        columns = plan.columns or [d[0] for d in description or []]
+        types = plan.column_types or [None] * len(columns)
+        return Result(rows=rows, columns=columns, column_types=types, rowcount=len(rows), is_query=True)
+
+    def _run_topk(self, plan: Plan, params: dict[str, Any]):
+        topk = plan.topk
+        probe = self.db.execute(f"SELECT {topk.query_sql}, {topk.k_sql}", params).fetchone()
+        query, k = probe
+        if query is None:
+            params[topk.candidates_param] = "[]"
+            cur = self.db.execute(plan.sql, params)
+            return cur.fetchall(), cur.description
+        k = int(k)
+        ranked = self.vector_cache.ranked_rowids(topk.table, topk.column, B.as_vector_blob(query), topk.metric)
+        total = len(ranked)
+        take = max(k * 4, 64)
+        while True:
+            params[topk.candidates_param] = json.dumps(ranked[:take].tolist())
+            cur = self.db.execute(plan.sql, params)
+            rows = cur.fetchall()
+            if len(rows) >= k or take >= total:
+                return rows, cur.description
+            take *= 8
+
+    # ------------------------------------------------------------------ DML
+    def _run_dml(self, plan: Plan, binds: Any, input_types: Any, params: dict | None = None) -> Result:
+        if params is None:
+            params = self.bind_values(plan, binds, input_types)
+        self.begin_write()
+        self._prepare_statement_state(plan, params)
+        returning = None
+        if plan.returning:
+            cur = self.db.execute(plan.sql + " RETURNING " + ", ".join(plan.returning), params)
+            rows = cur.fetchall()
+            returning = [list(col) for col in zip(*rows)] if rows else [[] for _ in plan.returning]
+            count = len(rows)
+        else:
+            cur = self.db.execute(plan.sql, params)
+            count = cur.rowcount
+            for extra in plan.extra:
+                count += self.db.execute(extra, params).rowcount
+        return Result(rowcount=count, returning=returning)
+
+    def execute_many(self, sql: str, rows: list, input_types: Any, batcherrors: bool) -> tuple[int, list, list]:
+        """executemany: one translation, one prepared statement, per-row errors optional."""
+        with self.lock:
+            self.state = StatementState()
+            try:
+                words = leading_words(sql, 5)
+                if words and words[0] in ("BEGIN", "DECLARE"):
+                    total = 0
+                    for row in rows:
+                        total += self._execute(sql, row, input_types).rowcount
+                    return total, [], []
+                plan = self.plan_for(sql, words)
+                if plan.kind != "dml":
+                    raise unsupported("executemany() with a query")
+                param_rows = [self.bind_values(plan, row, input_types) for row in rows]
+                self.begin_write()
+                if plan.model_calls:
+                    self._prepare_statement_state(plan, param_rows[0] if param_rows else {}, param_rows)
+                errors_out, counts, returning = [], [], []
+                simple = not plan.extra and not plan.returning and not plan.text_searches and not batcherrors
+                if simple:
+                    before = self.db.total_changes
+                    self.db.executemany(plan.sql, param_rows)
+                    return self.db.total_changes - before, [], []
+                total = 0
+                for offset, params in enumerate(param_rows):
+                    if batcherrors:
+                        self.db.execute('SAVEPOINT "ORA$ROW"')
+                    try:
+                        result = self._run_dml(plan, None, None, params=dict(params))
+                    except sqlite3.IntegrityError as exc:
+                        if not batcherrors:
+                            raise
+                        self.db.execute('ROLLBACK TO "ORA$ROW"')
+                        self.db.execute('RELEASE "ORA$ROW"')
+                        err = errors.from_sqlite(exc).args[0]
+                        err.offset = offset
+                        errors_out.append(err)
+                        counts.append(0)
+                        continue
+                    except sqlite3.Error as exc:
+                        oracle_error = self._sqlite_error(exc)
+                        if batcherrors and isinstance(oracle_error, oracledb.IntegrityError) or \
+                                batcherrors and oracle_error.args[0].code in (12899, 1438, 51803, 1400, 1722, 40441):
+                            self.db.execute('ROLLBACK TO "ORA$ROW"')
+                            self.db.execute('RELEASE "ORA$ROW"')
+                            err = oracle_error.args[0]
+                            err.offset = offset
+                            errors_out.append(err)
+                            counts.append(0)
+                            continue
+                        raise oracle_error from None
+                    if batcherrors:
+                        self.db.execute('RELEASE "ORA$ROW"')
+                    total += result.rowcount
+                    counts.append(result.rowcount)
+                    returning.append(result.returning)
+                return total, errors_out, returning
+            except errors.EngineError as exc:
+                raise exc.to_oracle() from None
+            except sqlite3.Error as exc:
+                raise self._sqlite_error(exc) from None
+
+
+# ---------------------------------------------------------------------- conversions
+def to_sqlite(value: Any, input_type: Any = None) -> Any:
+    """A Python bind value in the engine's storage form."""
+    if value is None:
+        return None
+    if hasattr(value, "_embedded_var"):
+        value = value.getvalue()
+        if value is None:
+            return None
+    if input_type is oracledb.DB_TYPE_JSON and not isinstance(value, str):
+        return json.dumps(_jsonable(value), separators=(",", ":"), ensure_ascii=False)
+    if input_type is oracledb.DB_TYPE_JSON and isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, bool):
+        return 1 if value else 0
+    if isinstance(value, str):
+        return value if value != "" else None
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, decimal.Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dt.datetime):
+        return V.timestamp_text(value, with_tz=value.tzinfo is not None)
+    if isinstance(value, dt.date):
+        return V.date_text(value)
+    if isinstance(value, array.array):
+        return V.encode_vector(value)
+    if isinstance(value, np.ndarray):
+        return V.encode_vector(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    if isinstance(value, (dict, list, tuple)):
+        if input_type is oracledb.DB_TYPE_VECTOR or (isinstance(value, list) and value and
+                                                     all(isinstance(v, (int, float)) for v in value)
+                                                     and input_type is None and False):
+            return V.encode_vector(list(value), "FLOAT64")
+        return json.dumps(_jsonable(value), separators=(",", ":"), ensure_ascii=False)
+    if isinstance(value, oracledb.LOB):
+        return to_sqlite(value.read(), input_type)
+    raise errors.EngineError(3001, f"unimplemented feature: binding a Python {type(value).__name__} "
+                                   f"{errors.ENGINE_SUFFIX}")
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (dt.datetime, dt.date)):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, array.array):
+        return list(value)
+    return value
+
+
+def to_oracle_error(exc: BaseException) -> oracledb.DatabaseError:
+    if isinstance(exc, oracledb.Error):
+        return exc
+    if isinstance(exc, errors.EngineError):
+        return exc.to_oracle()
+    code = getattr(exc, "code", None)
+    message = getattr(exc, "message", None) or str(exc)
+    if isinstance(code, int) and code > 0:
+        if message.startswith("ORA-"):
+            message = message.split(": ", 1)[1] if ": " in message else message
+        if message.startswith("DRG-"):
+            return errors.ora_error(29902, f"error in executing ODCIIndexStart() routine\n"
+                                           f"ORA-20000: Oracle Text error:\n{message}")
+        return errors.ora_error(code, message)
+    return errors.ora_error(600, f"internal error in the embedded engine: {type(exc).__name__}: {exc}")

@@ -1,0 +1,13 @@
+"""Plugs the engine's optional subsystems (Oracle Text, models, property graphs, row-level
+security) into an Engine: each adds DDL hooks, procedures, user functions and statement hooks."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+
+def install(engine: "Engine") -> None:
+    from . import procedures
+    procedures.install(engine)

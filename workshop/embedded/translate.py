@@ -1,0 +1,937 @@
+"""Oracle SELECT / INSERT / UPDATE / DELETE / MERGE -> SQLite SQL, with Oracle semantics.
+
+The translator parses with the OracleX dialect, rewrites the tree bottom-up (Oracle functions
+become ORA_* user functions registered on every connection; identifiers keep Oracle's case
+rules; ROWNUM, FETCH, CONTAINS/SCORE and vector top-k get their own plans), then lets sqlglot
+print SQLite SQL. Anything outside the supported subset raises ORA-03001 naming the construct.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from . import errors
+from .catalog import DICTIONARY_NAMES, SCHEMA_OWNER, Catalog, Table
+from .dialect import ModelArg, ModelUsing, JsonQuery
+
+# Functions implemented natively by SQLite with Oracle semantics, passed through unchanged.
+_PASSTHROUGH = (
+    exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Coalesce, exp.Nullif, exp.Case, exp.If,
+    exp.RowNumber, exp.Rank, exp.DenseRank, exp.Ntile, exp.Lag, exp.Lead, exp.FirstValue,
+    exp.LastValue, exp.NthValue, exp.PercentRank, exp.CumeDist, exp.Exists, exp.Anonymous,
+)
+
+#: Oracle functions that map 1:1 onto ORA_<NAME> user functions (name -> registered name).
+SCALAR_NAMES: set[str] = set()
+AGGREGATE_NAMES: set[str] = set()
+#: Engine-provided functions: name -> (registered name, result type)
+ENGINE_FUNCTIONS: dict[str, tuple[str, str | None]] = {}
+
+_VECTOR_METRICS = {"COSINE", "EUCLIDEAN", "L2", "EUCLIDEAN_SQUARED", "L2_SQUARED", "DOT", "MANHATTAN", "L1",
+                   "HAMMING", "JACCARD"}
+_DISTANCE_FUNCTIONS = {"COSINE_DISTANCE": "COSINE", "L2_DISTANCE": "EUCLIDEAN", "L1_DISTANCE": "MANHATTAN",
+                       "INNER_PRODUCT": "INNER_PRODUCT", "HAMMING_DISTANCE": "HAMMING",
+                       "JACCARD_DISTANCE": "JACCARD"}
+
+_FUNCTION_TYPES = {
+    "TO_CHAR": "VARCHAR2", "SUBSTR": "VARCHAR2", "UPPER": "VARCHAR2", "LOWER": "VARCHAR2", "INITCAP": "VARCHAR2",
+    "REPLACE": "VARCHAR2", "LPAD": "VARCHAR2", "RPAD": "VARCHAR2", "LTRIM": "VARCHAR2", "RTRIM": "VARCHAR2",
+    "CONCAT": "VARCHAR2", "RAWTOHEX": "VARCHAR2", "REGEXP_SUBSTR": "VARCHAR2", "REGEXP_REPLACE": "VARCHAR2",
+    "LENGTH": "NUMBER", "INSTR": "NUMBER", "ROUND": "NUMBER", "TRUNC": "NUMBER", "MOD": "NUMBER", "ABS": "NUMBER",
+    "CEIL": "NUMBER", "FLOOR": "NUMBER", "SIGN": "NUMBER", "TO_NUMBER": "NUMBER", "REGEXP_COUNT": "NUMBER",
+    "REGEXP_INSTR": "NUMBER", "MONTHS_BETWEEN": "NUMBER", "POWER": "NUMBER", "SQRT": "NUMBER",
+    "TO_DATE": "DATE", "ADD_MONTHS": "DATE", "LAST_DAY": "DATE", "NEXT_DAY": "DATE",
+    "TO_TIMESTAMP": "TIMESTAMP", "TO_TIMESTAMP_TZ": "TIMESTAMP WITH TIME ZONE", "SYS_GUID": "RAW",
+    "HEXTORAW": "RAW", "STANDARD_HASH": "RAW", "MEDIAN": "NUMBER", "STDDEV": "NUMBER", "VARIANCE": "NUMBER",
+    "TO_CLOB": "CLOB",
+}
+
+
+@dataclass
+class TextSearch:
+    """One CONTAINS(col, query, label) of a statement, evaluated once before the statement runs."""
+    slot: int
+    table: str
+    column: str
+    alias: str
+    index: str
+    query_param: str | None
+    query_literal: str | None
+    label: int | None
+    filter_param: str | None = None
+
+
+@dataclass
+class VectorTopK:
+    """ORDER BY <distance>(indexed column, query vector) FETCH FIRST k over one table."""
+    table: str
+    column: str
+    metric: str
+    query_sql: str
+    k_sql: str
+    candidates_param: str
+
+
+@dataclass
+class ModelCall:
+    """A VECTOR_EMBEDDING / PREDICTION call site, pre-computed in batches before execution."""
+    slot: int
+    function: str
+    model: str
+    input_names: list[str]
+
+
+@dataclass
+class Plan:
+    kind: str
+    sql: str
+    binds: list[str] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)
+    column_types: list[str | None] = field(default_factory=list)
+    text_searches: list[TextSearch] = field(default_factory=list)
+    topk: VectorTopK | None = None
+    extra: list[str] = field(default_factory=list)
+    returning: list[str] = field(default_factory=list)
+    returning_binds: list[str] = field(default_factory=list)
+    table: str | None = None
+    sequences: list[str] = field(default_factory=list)
+    model_calls: list[ModelCall] = field(default_factory=list)
+    statement_rowcount: bool = False
+
+
+def bind_param(name: str) -> str:
+    """SQLite named-parameter spelling of an Oracle bind name."""
+    return "B_" + re.sub(r"\W", "_", name.upper())
+
+
+def normalize_identifiers(tree: exp.Expression) -> exp.Expression:
+    """Oracle case rules: unquoted identifiers are upper-cased, quoted ones kept exactly."""
+    for ident in tree.find_all(exp.Identifier):
+        if not ident.quoted:
+            ident.set("this", ident.this.upper())
+            ident.set("quoted", True)
+    return tree
+
+
+def unsupported(construct: str) -> errors.EngineError:
+    return errors.EngineError(3001, f"unimplemented feature: {construct} {errors.ENGINE_SUFFIX}")
+
+
+class Scope:
+    """Tables visible in one query block: alias -> catalog table or derived select."""
+
+    def __init__(self, parent: "Scope | None" = None):
+        self.parent = parent
+        self.sources: dict[str, Table | exp.Expression] = {}
+        self.ctes: dict[str, exp.Expression] = dict(parent.ctes) if parent else {}
+
+    def resolve_column(self, column: exp.Column) -> tuple[str | None, Table | exp.Expression | None]:
+        qualifier = column.table
+        if qualifier:
+            scope = self
+            while scope is not None:
+                if qualifier in scope.sources:
+                    return qualifier, scope.sources[qualifier]
+                scope = scope.parent
+            return None, None
+        name = column.name
+        for alias, source in self.sources.items():
+            if isinstance(source, Table) and source.column(name) is not None:
+                return alias, source
+            if isinstance(source, exp.Expression) and _projection_named(source, name) is not None:
+                return alias, source
+        return (None, None) if self.parent is None else self.parent.resolve_column(column)
+
+
+def _projection_named(select: exp.Expression, name: str) -> exp.Expression | None:
+    if isinstance(select, exp.Subquery):
+        select = select.this
+    if isinstance(select, exp.SetOperation):
+        select = select.left
+        while isinstance(select, exp.SetOperation):
+            select = select.left
+    if not isinstance(select, exp.Select):
+        return None
+    for projection in select.expressions:
+        if projection.alias_or_name == name:
+            return projection
+    return None
+
+
+class Translator:
+    """Translates one statement; the caller caches the resulting Plan by SQL text."""
+
+    def __init__(self, catalog: Catalog, text_index_lookup=None, graph_rewriter=None):
+        self.catalog = catalog
+        self.text_index_lookup = text_index_lookup or (lambda table, column: None)
+        self.plan = Plan(kind="query", sql="")
+        self._slot = 0
+
+    # ------------------------------------------------------------------ entry points
+    def translate_query(self, tree: exp.Expression) -> Plan:
+        self.plan.kind = "query"
+        tree = normalize_identifiers(tree)
+        self._check_tables(tree)
+        tree = self._rewrite_query(tree, None)
+        self._detect_topk(tree)
+        names, types = self._output_columns(tree)
+        self.plan.columns, self.plan.column_types = names, types
+        self.plan.sql = tree.sql(dialect="sqlite")
+        return self.plan
+
+    def translate_expression(self, node: exp.Expression, scope: Scope | None = None) -> str:
+        return self._rewrite(node, scope or Scope()).sql(dialect="sqlite")
+
+    # ------------------------------------------------------------------ tables
+    def _check_tables(self, tree: exp.Expression) -> None:
+        cte_names = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
+        for table in tree.find_all(exp.Table):
+            if isinstance(table.parent, ModelUsing) or isinstance(table.this, exp.Func):
+                continue
+            self._resolve_table_name(table, cte_names)
+
+    def _resolve_table_name(self, table: exp.Table, cte_names: set[str]) -> None:
+        name = table.name
+        if table.args.get("db") is not None:
+            owner = table.args["db"].name
+            if owner not in (SCHEMA_OWNER, "SYS", "PUBLIC"):
+                raise errors.EngineError(942, f'table or view "{owner}"."{name}" does not exist')
+            table.set("db", None)
+        if name in cte_names or name in DICTIONARY_NAMES or self.catalog.table(name) is not None:
+            return
+        raise errors.EngineError(942, f'table or view "{name}" does not exist')
+
+    # ------------------------------------------------------------------ query blocks
+    def _rewrite_query(self, node: exp.Expression, parent: Scope | None) -> exp.Expression:
+        """Rewrite a query expression (select, set operation, subquery) with its own scope."""
+        if isinstance(node, exp.Subquery):
+            node.set("this", self._rewrite_query(node.this, parent))
+            return node
+        if isinstance(node, exp.SetOperation):
+            node.set("this", self._rewrite_query(node.this, parent))
+            node.set("expression", self._rewrite_query(node.expression, parent))
+            self._rewrite_limits(node)
+            return node
+        if not isinstance(node, exp.Select):
+            return self._rewrite(node, parent or Scope())
+        scope = Scope(parent)
+        with_ = node.args.get("with_")
+        if with_ is not None:
+            for cte in with_.expressions:
+                if with_.args.get("recursive"):
+                    scope.ctes[cte.alias_or_name] = cte.this
+                cte.set("this", self._rewrite_query(cte.this, scope))
+                scope.ctes[cte.alias_or_name] = cte.this
+        if node.args.get("connect") is not None:
+            raise unsupported("CONNECT BY hierarchical query")
+        node.set("locks", None)
+        # FROM / JOIN sources first: they define the scope.
+        from_ = node.args.get("from_")
+        if from_ is not None:
+            from_.set("this", self._rewrite_source(from_.this, scope))
+        for join in node.args.get("joins") or []:
+            join.set("this", self._rewrite_source(join.this, scope))
+        self._rewrite_rownum(node)
+        for projection in node.expressions:
+            if not isinstance(projection, (exp.Alias, exp.Column, exp.Star)):
+                projection.meta["oracle_text"] = projection.sql(dialect="oracle")
+        # WHERE first: CONTAINS registers the text searches that SCORE in the select list refers to.
+        for key in ("where", "expressions", "group", "having", "order", "qualify", "windows"):
+            value = node.args.get(key)
+            if value is None:
+                continue
+            if isinstance(value, list):
+                node.set(key, [self._rewrite(v, scope) for v in value])
+            else:
+                node.set(key, self._rewrite(value, scope))
+        for join in node.args.get("joins") or []:
+            if join.args.get("on") is not None:
+                join.set("on", self._rewrite(join.args["on"], scope))
+        self._restrict_to_text_hits(node)
+        self._rewrite_limits(node)
+        self._scopes_by_select[id(node)] = scope
+        return node
+
+    @property
+    def _scopes_by_select(self) -> dict[int, Scope]:
+        if not hasattr(self, "_scope_map"):
+            self._scope_map: dict[int, Scope] = {}
+        return self._scope_map
+
+    def _rewrite_source(self, source: exp.Expression, scope: Scope) -> exp.Expression:
+        if isinstance(source, exp.Table):
+            if isinstance(source.this, exp.Func):
+                raise unsupported(f"table function {source.this.sql(dialect='oracle')}")
+            alias = source.alias_or_name
+            name = source.name
+            if name in scope.ctes:
+                scope.sources[alias] = scope.ctes[name]
+            else:
+                table = self.catalog.table(name)
+                scope.sources[alias] = table if table is not None else exp.select("*")
+            return source
+        if isinstance(source, exp.Subquery):
+            source.set("this", self._rewrite_query(source.this, scope.parent or Scope()))
+            scope.sources[source.alias_or_name] = source.this
+            return source
+        if isinstance(source, exp.JSONTable):
+            return self._json_table(source, scope)
+        if isinstance(source, (exp.Values,)):
+            return self._rewrite(source, scope)
+        raise unsupported(f"FROM item {source.sql(dialect='oracle')[:60]}")
+
+    def _rewrite_limits(self, node: exp.Expression) -> None:
+        fetch = node.args.get("limit")
+        if isinstance(fetch, exp.Fetch):
+            options = fetch.args.get("limit_options")
+            if options is not None and (options.args.get("percent") or options.args.get("with_ties")):
+                raise unsupported("FETCH ... PERCENT / WITH TIES")
+            count = fetch.args.get("count")
+            fetch.set("count", self._rewrite(count, Scope()) if count is not None else exp.Literal.number(1))
+            node.set("limit", exp.Limit(expression=fetch.args["count"]))
+        offset = node.args.get("offset")
+        if offset is not None:
+            offset.set("expression", self._rewrite(offset.expression, Scope()))
+
+    # ------------------------------------------------------------------ ROWNUM
+    def _rewrite_rownum(self, select: exp.Select) -> None:
+        where = select.args.get("where")
+        uses = [c for c in select.find_all(exp.Column) if c.name == "ROWNUM" and not c.table
+                and self._owning_select(c) is select]
+        if not uses:
+            return
+        limit = None
+        if where is not None:
+            kept = []
+            for cond in _conjuncts(where.this):
+                bound = _rownum_bound(cond)
+                if bound is None:
+                    kept.append(cond)
+                else:
+                    limit = bound if limit is None else exp.func("MIN", limit, bound)
+            remaining = [c for c in select.find_all(exp.Column) if c.name == "ROWNUM" and not c.table
+                         and self._owning_select(c) is select and any(c in k.walk() for k in kept)]
+            if remaining:
+                raise unsupported("ROWNUM in this position (use FETCH FIRST n ROWS ONLY)")
+            select.set("where", exp.Where(this=exp.and_(*kept)) if kept else None)
+        for projection in select.expressions:
+            for col in list(projection.find_all(exp.Column)):
+                if col.name == "ROWNUM" and not col.table:
+                    if select.args.get("order") is not None or select.args.get("group") is not None:
+                        raise unsupported("ROWNUM in the select list of an ordered or grouped query")
+                    col.replace(exp.Window(this=exp.RowNumber()))
+        if limit is None:
+            return
+        if select.args.get("order") is not None or select.args.get("group") is not None \
+                or select.args.get("distinct") is not None:
+            # ROWNUM filters rows before ORDER BY / GROUP BY: keep that order of operations.
+            inner = select.copy()
+            inner.set("order", None)
+            inner.set("limit", exp.Limit(expression=limit))
+            for key in ("group", "having", "distinct", "expressions", "order"):
+                select.set(key, None)
+            raise unsupported("ROWNUM combined with ORDER BY/GROUP BY in the same query block")
+        from_ = select.args.get("from_")
+        if from_ is not None and isinstance(from_.this, exp.Subquery) and not select.args.get("joins"):
+            inner_select = from_.this.this
+            if isinstance(inner_select, exp.Select) and inner_select.args.get("order") is not None \
+                    and inner_select.args.get("limit") is None:
+                inner_select.set("limit", exp.Limit(expression=limit.copy()))
+        select.set("limit", exp.Limit(expression=limit))
+
+    def _restrict_to_text_hits(self, select: exp.Select) -> None:
+        """`CONTAINS(...) > 0` as a top-level condition: let SQLite visit only the hit rows."""
+        where = select.args.get("where")
+        if where is None:
+            return
+        extra = []
+        for cond in _conjuncts(where.this):
+            if isinstance(cond, exp.GT) and isinstance(cond.this, exp.Anonymous) \
+                    and cond.this.name == "ORA_TEXT_SCORE" and isinstance(cond.expression, exp.Literal) \
+                    and cond.expression.this == "0":
+                search = self.plan.text_searches[int(cond.this.expressions[0].this)]
+                search.filter_param = f"TEXT_HITS_{search.slot}"
+                extra.append(exp.In(this=cond.this.expressions[1].copy(),
+                                    query=exp.select("value").from_(
+                                        exp.func("json_each", exp.Placeholder(this=search.filter_param)))))
+        if extra:
+            select.set("where", exp.Where(this=exp.and_(*extra, where.this)))
+
+    @staticmethod
+    def _owning_select(node: exp.Expression) -> exp.Expression | None:
+        parent = node.parent
+        while parent is not None and not isinstance(parent, exp.Select):
+            parent = parent.parent
+        return parent
+
+    # ------------------------------------------------------------------ expressions
+    def _rewrite(self, node: exp.Expression, scope: Scope) -> exp.Expression:
+        """Post-order rewrite of an expression tree (children first)."""
+        if isinstance(node, (exp.Select, exp.SetOperation)):
+            return self._rewrite_query(node, scope)
+        if isinstance(node, exp.Subquery):
+            node.set("this", self._rewrite_query(node.this, scope))
+            return node
+        if isinstance(node, ModelUsing):
+            return self._model_call(node, scope)
+        if isinstance(node, exp.Contains):
+            return self._contains(node, scope)
+        for key, value in list(node.args.items()):
+            if isinstance(value, exp.Expression):
+                node.set(key, self._rewrite(value, scope))
+            elif isinstance(value, list):
+                node.set(key, [self._rewrite(v, scope) if isinstance(v, exp.Expression) else v for v in value])
+        return self._rewrite_node(node, scope)
+
+    def _rewrite_node(self, node: exp.Expression, scope: Scope) -> exp.Expression:
+        if isinstance(node, exp.Placeholder):
+            name = str(node.this).upper()
+            if name not in self.plan.binds:
+                self.plan.binds.append(name)
+            return exp.Placeholder(this=bind_param(name))
+        if isinstance(node, exp.Literal):
+            return exp.Null() if node.is_string and node.this == "" else node
+        if isinstance(node, exp.Boolean):
+            return exp.Literal.number(1 if node.this else 0)
+        if isinstance(node, exp.Column):
+            return self._column(node, scope)
+        if isinstance(node, exp.Anonymous):
+            return self._function(node.name.upper(), node.expressions, scope, node)
+        if isinstance(node, exp.Dot):
+            return self._package_call(node, scope)
+        if isinstance(node, exp.DPipe):
+            return _ora("ORA_CONCAT", node.this, node.expression)
+        if isinstance(node, exp.Div):
+            return _ora("ORA_DIV", node.this, node.expression)
+        if isinstance(node, exp.Mod):
+            return _ora("ORA_MOD", node.this, node.expression)
+        if isinstance(node, (exp.Add, exp.Sub)):
+            return self._arithmetic(node, scope)
+        if isinstance(node, exp.Interval):
+            return _ora("ORA_INTERVAL_LITERAL", exp.Literal.string(node.this.name if node.this else ""),
+                        exp.Literal.string(node.unit.sql(dialect="oracle") if node.unit else ""))
+        if isinstance(node, exp.NullSafeEQ):
+            return self._distance("COSINE", node.this, node.expression)
+        if isinstance(node, exp.Distance):
+            return self._distance("EUCLIDEAN", node.this, node.expression)
+        if isinstance(node, exp.DistanceNd):
+            return self._distance("DOT", node.this, node.expression)
+        if isinstance(node, exp.Is) and isinstance(node.expression, exp.JSON):
+            return exp.EQ(this=_ora("ORA_IS_JSON", node.this), expression=exp.Literal.number(1))
+        if isinstance(node, exp.Not) and isinstance(node.this, exp.Is) and isinstance(node.this.expression, exp.JSON):
+            return exp.EQ(this=_ora("ORA_IS_JSON", node.this.this), expression=exp.Literal.number(0))
+        if isinstance(node, exp.Cast):
+            return self._cast(node)
+        if isinstance(node, exp.Trim):
+            return _ora("ORA_TRIM_EX", exp.Literal.string(str(node.args.get("position") or "BOTH")),
+                        node.args.get("expression") or exp.Literal.string(" "), node.this)
+        if isinstance(node, exp.Extract):
+            return _ora("ORA_EXTRACT_EX", exp.Literal.string(node.this.name.upper()), node.expression)
+        if isinstance(node, exp.ToNumber):
+            return _ora("ORA_TO_NUMBER", node.this, *[a for a in (node.args.get("format"),) if a is not None])
+        if isinstance(node, exp.DecodeCase):
+            return _ora("ORA_DECODE", *node.expressions)
+        if isinstance(node, exp.CurrentTimestamp):
+            return _ora("ORA_SYSDATE" if node.args.get("sysdate") else "ORA_CURRENT_TIMESTAMP")
+        if isinstance(node, exp.Systimestamp):
+            return _ora("ORA_SYSTIMESTAMP")
+        if isinstance(node, exp.CurrentDate):
+            return _ora("ORA_CURRENT_DATE")
+        if isinstance(node, exp.Localtimestamp):
+            return _ora("ORA_LOCALTIMESTAMP")
+        if isinstance(node, exp.JSONExists):
+            return self._json_exists(node)
+        if isinstance(node, exp.JSONValue):
+            return self._json_value(node)
+        if isinstance(node, JsonQuery):
+            return _ora("ORA_JSON_QUERY", node.this, node.args["path"],
+                        exp.Literal.string(node.args.get("wrapper") or "WITHOUT"),
+                        exp.Literal.string(node.args.get("on_error") or "NULL"),
+                        exp.Literal.string(node.args.get("on_empty") or "NULL"))
+        if isinstance(node, exp.JSONObject):
+            return self._json_object(node)
+        if isinstance(node, exp.JSONArrayAgg):
+            if node.args.get("order") is not None:
+                keys = node.args["order"].expressions
+                return _ora("ORA_JSON_ARRAYAGG_ORDERED", node.this, *_sort_args(keys))
+            return _ora("ORA_JSON_ARRAYAGG", node.this)
+        if isinstance(node, exp.GroupConcat):
+            return self._listagg(node)
+        if isinstance(node, exp.Window) and node.args.get("over") == "KEEP":
+            raise unsupported("aggregate KEEP (DENSE_RANK FIRST|LAST ...)")
+        if isinstance(node, exp.Lock):
+            return node
+        if isinstance(node, exp.Func) and not isinstance(node, _PASSTHROUGH):
+            raise unsupported(f"function {node.sql(dialect='oracle')[:40]}")
+        return node
+
+    def _column(self, node: exp.Column, scope: Scope) -> exp.Expression:
+        name = node.name
+        qualifier = node.table
+        if qualifier and qualifier not in scope.sources and name in ("NEXTVAL", "CURRVAL"):
+            if qualifier not in self.catalog.sequences:
+                raise errors.EngineError(2289, f'sequence "{qualifier}" does not exist')
+            if name == "CURRVAL":
+                return _ora("ORA_SEQ_CURRVAL", exp.Literal.string(qualifier))
+            param = "SEQ_" + re.sub(r"\W", "_", qualifier)
+            if qualifier not in self.plan.sequences:
+                self.plan.sequences.append(qualifier)
+            return exp.Placeholder(this=param)
+        if not qualifier and name in ("USER", "SESSION_USER"):
+            return exp.Literal.string(SCHEMA_OWNER)
+        if not qualifier and name in ("LEVEL", "CONNECT_BY_ISLEAF", "ROWID") and not self._is_real_column(node, scope):
+            if name == "ROWID":
+                return exp.column("rowid")
+            raise unsupported(f"pseudocolumn {name}")
+        if qualifier and node.args.get("db") is not None:
+            raise unsupported(f"JSON dot-notation or three-part name {node.sql(dialect='oracle')}")
+        if qualifier and name == "ROWID" and not self._is_real_column(node, scope):
+            return exp.column("rowid", table=qualifier, quoted=True)
+        return node
+
+    def _is_real_column(self, node: exp.Column, scope: Scope) -> bool:
+        _, source = scope.resolve_column(node)
+        return source is not None
+
+    # ------------------------------------------------------------------ function calls
+    def _function(self, name: str, args: list, scope: Scope, node: exp.Expression) -> exp.Expression:
+        if name in ("VECTOR_DISTANCE",):
+            metric = "COSINE"
+            if len(args) >= 3:
+                metric = _metric_name(args[2])
+            return self._distance(metric, args[0], args[1])
+        if name in _DISTANCE_FUNCTIONS:
+            return self._distance(_DISTANCE_FUNCTIONS[name], args[0], args[1])
+        if name in ("TO_VECTOR", "VECTOR"):
+            return _ora("ORA_TO_VECTOR", *[_plain_arg(a) for a in args])
+        if name == "JSON":
+            return _ora("ORA_JSON", *args)
+        if name == "JSON_EQUAL":
+            return exp.EQ(this=_ora("ORA_JSON_EQUAL", *args), expression=exp.Literal.number(1))
+        if name == "SCORE":
+            return self._score(args, scope)
+        if name == "NVL":
+            return exp.Coalesce(this=args[0], expressions=args[1:])
+        if name in ENGINE_FUNCTIONS:
+            return _ora(ENGINE_FUNCTIONS[name][0], *args)
+        if name in SCALAR_NAMES or name in AGGREGATE_NAMES:
+            if name in AGGREGATE_NAMES and isinstance(node.parent, exp.Window):
+                raise unsupported(f"{name} as an analytic (OVER) function")
+            return _ora("ORA_" + name, *args)
+        if name.startswith("ORA_"):
+            return node
+        raise errors.EngineError(904, f'"{name}": invalid identifier')
+
+    def _package_call(self, node: exp.Dot, scope: Scope) -> exp.Expression:
+        package = node.this.name.upper() if isinstance(node.this, (exp.Identifier, exp.Column)) else None
+        call = node.expression
+        if package is None or not isinstance(call, exp.Anonymous):
+            raise unsupported(f"expression {node.sql(dialect='oracle')[:60]}")
+        full = f"{package}.{call.name.upper()}"
+        if full in ENGINE_FUNCTIONS:
+            return _ora(ENGINE_FUNCTIONS[full][0], *call.expressions)
+        raise unsupported(f"package function {full}")
+
+    def _distance(self, metric: str, left: exp.Expression, right: exp.Expression) -> exp.Expression:
+        if metric not in _VECTOR_METRICS and metric != "INNER_PRODUCT":
+            raise errors.EngineError(51806, f"invalid vector distance metric {metric}")
+        call = _ora("ORA_VECTOR_DISTANCE", left, right, exp.Literal.string(metric))
+        call.meta["vector_metric"] = metric
+        return call
+
+    def _arithmetic(self, node: exp.Expression, scope: Scope) -> exp.Expression:
+        left, right = node.this, node.expression
+        lt, rt = self.infer_type(left, scope), self.infer_type(right, scope)
+        sign = exp.Literal.number(1 if isinstance(node, exp.Add) else -1)
+        if _is_interval(right):
+            return _ora("ORA_INTERVAL_ADD", left, right, sign)
+        if _is_interval(left) and isinstance(node, exp.Add):
+            return _ora("ORA_INTERVAL_ADD", right, left, sign)
+        if _is_datetime(lt) and _is_datetime(rt) and isinstance(node, exp.Sub):
+            return _ora("ORA_DATE_DIFF_DAYS", left, right)
+        if _is_datetime(lt):
+            return _ora("ORA_DATE_ADD_DAYS", left, right if isinstance(node, exp.Add) else exp.Neg(this=exp.Paren(this=right)))
+        if _is_datetime(rt) and isinstance(node, exp.Add):
+            return _ora("ORA_DATE_ADD_DAYS", right, left)
+        return node
+
+    def _cast(self, node: exp.Cast) -> exp.Expression:
+        to = node.to
+        target = to.sql(dialect="oracle").upper()
+        base = target.split("(")[0].strip()
+        if base in ("VARCHAR2", "VARCHAR", "NVARCHAR2", "CHAR", "NCHAR", "CLOB", "NCLOB"):
+            size = _type_size(to)
+            return _ora("ORA_CAST_CHAR", node.this, exp.Literal.number(size or 0))
+        if base in ("NUMBER", "INT", "INTEGER", "DECIMAL", "FLOAT", "DOUBLE PRECISION", "BINARY_DOUBLE"):
+            return _ora("ORA_TO_NUMBER", node.this)
+        if base == "DATE":
+            return _ora("ORA_CAST_DATE", node.this)
+        if base.startswith("TIMESTAMP"):
+            return _ora("ORA_CAST_TIMESTAMP", node.this)
+        if base == "VECTOR":
+            params = [e.name for e in to.expressions]
+            return _ora("ORA_TO_VECTOR", node.this, *[exp.Literal.string(p) for p in params])
+        if base == "JSON":
+            return _ora("ORA_JSON", node.this)
+        raise unsupported(f"CAST to {target}")
+
+    # ------------------------------------------------------------------ JSON
+    def _json_exists(self, node: exp.JSONExists) -> exp.Expression:
+        args = [node.this, node.args["path"]]
+        for passing in node.args.get("passing") or []:
+            alias = passing.alias if isinstance(passing, exp.Alias) else None
+            value = passing.this if isinstance(passing, exp.Alias) else passing
+            args += [exp.Literal.string(alias or ""), value]
+        return exp.EQ(this=_ora("ORA_JSON_EXISTS", *args), expression=exp.Literal.number(1))
+
+    def _json_value(self, node: exp.JSONValue) -> exp.Expression:
+        returning = node.args.get("returning")
+        returning_name = returning.sql(dialect="oracle").upper() if returning is not None else "VARCHAR2"
+        on = node.args.get("on_condition")
+        on_error = on_empty = "NULL"
+        if on is not None:
+            on_error = (on.args.get("error") or "NULL ON ERROR").upper().replace(" ON ERROR", "")
+            on_empty = (on.args.get("empty") or "NULL ON EMPTY").upper().replace(" ON EMPTY", "")
+        call = _ora("ORA_JSON_VALUE", node.this, node.args["path"], exp.Literal.string(returning_name),
+                    exp.Literal.string(on_error), exp.Literal.string(on_empty))
+        call.meta["oracle_type"] = _json_value_type(returning_name)
+        return call
+
+    def _json_object(self, node: exp.JSONObject) -> exp.Expression:
+        args: list[exp.Expression] = [exp.Literal.number(0 if node.args.get("null_handling") else 1)]
+        for pair in node.expressions:
+            if isinstance(pair, exp.JSONKeyValue):
+                args += [pair.this, pair.expression]
+            else:
+                raise unsupported("JSON_OBJECT with this argument form")
+        return _ora("ORA_JSON_OBJECT", *args)
+
+    def _json_table(self, node: exp.JSONTable, scope: Scope) -> exp.Expression:
+        raise unsupported("JSON_TABLE in this position")
+
+    def _listagg(self, node: exp.GroupConcat) -> exp.Expression:
+        value = node.this
+        separator = node.args.get("separator") or exp.Literal.string("")
+        if isinstance(value, exp.Order):
+            return _ora("ORA_LISTAGG_ORDERED", value.this, separator, *_sort_args(value.expressions))
+        return _ora("ORA_LISTAGG", value, separator)
+
+    # ------------------------------------------------------------------ Oracle Text
+    def _contains(self, node: exp.Contains, scope: Scope) -> exp.Expression:
+        column = node.this
+        query = node.expression
+        label = node.args.get("json_scope")
+        if not isinstance(column, exp.Column):
+            raise errors.EngineError(20000, "Oracle Text error: DRG-10599: column is not indexed")
+        alias, source = scope.resolve_column(column)
+        if not isinstance(source, Table):
+            raise errors.EngineError(20000, "Oracle Text error: DRG-10599: column is not indexed")
+        index = self.text_index_lookup(source.name, column.name)
+        if index is None:
+            raise errors.EngineError(20000, "Oracle Text error: DRG-10599: column is not indexed")
+        query = self._rewrite(query, scope)
+        search = TextSearch(slot=len(self.plan.text_searches), table=source.name, column=column.name,
+                            alias=alias, index=index,
+                            query_param=query.name if isinstance(query, exp.Placeholder) else None,
+                            query_literal=query.this if isinstance(query, exp.Literal) and query.is_string else None,
+                            label=int(label.this) if isinstance(label, exp.Literal) else None)
+        if search.query_param is None and search.query_literal is None:
+            raise unsupported("CONTAINS with a query that is not a bind variable or literal")
+        self.plan.text_searches.append(search)
+        call = _ora("ORA_TEXT_SCORE", exp.Literal.number(search.slot), exp.column("rowid", table=alias, quoted=True))
+        call.meta["text_slot"] = search.slot
+        call.meta["text_alias"] = alias
+        return call
+
+    def _score(self, args: list, scope: Scope) -> exp.Expression:
+        label = int(args[0].this) if args and isinstance(args[0], exp.Literal) else None
+        for search in self.plan.text_searches:
+            if search.label == label:
+                call = _ora("ORA_TEXT_SCORE", exp.Literal.number(search.slot),
+                            exp.column("rowid", table=search.alias, quoted=True))
+                call.meta["oracle_type"] = "NUMBER"
+                return call
+        raise errors.EngineError(29909, f"label for the ancillary operator SCORE({label}) is not a literal "
+                                        f"number or has no matching CONTAINS")
+
+    # ------------------------------------------------------------------ models
+    def _model_call(self, node: ModelUsing, scope: Scope) -> exp.Expression:
+        function = node.this.name
+        model = node.args["model"].name
+        names, values = [], []
+        for arg in node.expressions:
+            value = self._rewrite(arg.this, scope)
+            names.append(arg.args["name"].name.upper() if arg.args.get("name") is not None else "DATA")
+            values.append(value)
+        call = ModelCall(slot=len(self.plan.model_calls), function=function, model=model, input_names=names)
+        self.plan.model_calls.append(call)
+        out = _ora("ORA_MODEL_CALL", exp.Literal.number(call.slot), *values)
+        out.meta["oracle_type"] = "VECTOR" if function == "VECTOR_EMBEDDING" else "BINARY_DOUBLE"
+        return out
+
+    # ------------------------------------------------------------------ vector top-k
+    def _detect_topk(self, tree: exp.Expression) -> None:
+        if not isinstance(tree, exp.Select) or tree.args.get("limit") is None:
+            return
+        if tree.args.get("group") or tree.args.get("distinct") or tree.args.get("joins") or tree.args.get("offset"):
+            return
+        order = tree.args.get("order")
+        from_ = tree.args.get("from_")
+        if order is None or from_ is None or not isinstance(from_.this, exp.Table):
+            return
+        first = order.expressions[0]
+        if first.args.get("desc"):
+            return
+        key = first.this
+        if isinstance(key, exp.Column) and not key.table:
+            projection = _projection_named(tree, key.name)
+            key = projection.this if isinstance(projection, exp.Alias) else key
+        if not (isinstance(key, exp.Anonymous) and key.name == "ORA_VECTOR_DISTANCE"):
+            return
+        column, query = key.expressions[0], key.expressions[1]
+        if not isinstance(column, exp.Column) or any(isinstance(n, exp.Column) for n in query.walk()):
+            return
+        if any(w.find(exp.Window) for w in tree.expressions):
+            return
+        table_name = from_.this.name
+        index = self.catalog.vector_index_for(table_name, column.name)
+        if index is None:
+            return
+        param = "TOPK_CANDIDATES"
+        alias = from_.this.alias_or_name
+        condition = exp.In(this=exp.column("rowid", table=alias, quoted=True),
+                           query=exp.select("value").from_(exp.func("json_each", exp.Placeholder(this=param))))
+        where = tree.args.get("where")
+        tree.set("where", exp.Where(this=exp.and_(condition, where.this) if where is not None else condition))
+        self.plan.topk = VectorTopK(table=table_name, column=column.name, metric=key.expressions[2].this,
+                                    query_sql=query.sql(dialect="sqlite"),
+                                    k_sql=tree.args["limit"].expression.sql(dialect="sqlite"),
+                                    candidates_param=param)
+
+    # ------------------------------------------------------------------ result columns
+    def _output_columns(self, tree: exp.Expression) -> tuple[list[str], list[str | None]]:
+        select = tree
+        while isinstance(select, exp.SetOperation):
+            select = select.this
+        if isinstance(select, exp.Subquery):
+            select = select.this
+        if not isinstance(select, exp.Select):
+            return [], []
+        scope = self._scopes_by_select.get(id(select), Scope())
+        names, types = [], []
+        if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star))
+               for p in select.expressions):
+            return [], []
+        new_projections = []
+        for projection in select.expressions:
+            if isinstance(projection, exp.Alias):
+                name = projection.alias
+                inner = projection.this
+            elif isinstance(projection, exp.Column):
+                name = projection.name
+                inner = projection
+            else:
+                name = re.sub(r"\s+", "", projection.meta.get("oracle_text") or projection.sql(dialect="oracle")).upper()
+                inner = projection
+            types.append(self.infer_type(inner, scope))
+            names.append(name)
+            new_projections.append(exp.alias_(inner, name, quoted=True) if not isinstance(projection, exp.Column)
+                                   or projection.name != name else projection)
+        select.set("expressions", new_projections)
+        return names, types
+
+    def infer_type(self, node: exp.Expression, scope: Scope | None) -> str | None:
+        """Oracle type of an expression where it can be known (drives fetch conversions)."""
+        if node is None:
+            return None
+        if "oracle_type" in node.meta:
+            return node.meta["oracle_type"]
+        if isinstance(node, exp.Alias):
+            return self.infer_type(node.this, scope)
+        if isinstance(node, exp.Paren):
+            return self.infer_type(node.this, scope)
+        if isinstance(node, exp.Column) and scope is not None:
+            _, source = scope.resolve_column(node)
+            if isinstance(source, Table):
+                col = source.column(node.name)
+                return col.data_type if col else None
+            if isinstance(source, exp.Expression):
+                projection = _projection_named(source, node.name)
+                if projection is not None:
+                    inner_scope = self._scopes_by_select.get(id(_select_of(source)))
+                    return self.infer_type(projection, inner_scope)
+            return None
+        if isinstance(node, exp.Literal):
+            return "VARCHAR2" if node.is_string else "NUMBER"
+        if isinstance(node, (exp.Count, exp.Sum, exp.Avg, exp.RowNumber, exp.Rank, exp.DenseRank, exp.Ntile,
+                             exp.PercentRank, exp.CumeDist)):
+            return "BINARY_DOUBLE" if isinstance(node, (exp.Sum, exp.Avg)) and \
+                self.infer_type(node.this, scope) == "BINARY_DOUBLE" else "NUMBER"
+        if isinstance(node, exp.Window):
+            return self.infer_type(node.this, scope)
+        if isinstance(node, (exp.Min, exp.Max, exp.Lag, exp.Lead, exp.FirstValue, exp.LastValue)):
+            return self.infer_type(node.this, scope)
+        if isinstance(node, exp.Coalesce):
+            return self.infer_type(node.this, scope)
+        if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Neg)):
+            types = {self.infer_type(n, scope) for n in (node.this, node.args.get("expression")) if n is not None}
+            return "BINARY_DOUBLE" if "BINARY_DOUBLE" in types else "NUMBER"
+        if isinstance(node, exp.Case):
+            for if_ in node.args.get("ifs") or []:
+                found = self.infer_type(if_.args.get("true"), scope)
+                if found:
+                    return found
+            return self.infer_type(node.args.get("default"), scope)
+        if isinstance(node, exp.Anonymous):
+            name = node.name.upper()
+            if name == "ORA_VECTOR_DISTANCE":
+                return "BINARY_DOUBLE"
+            if name in ("ORA_DIV", "ORA_MOD", "ORA_TEXT_SCORE", "ORA_DATE_DIFF_DAYS"):
+                types = {self.infer_type(a, scope) for a in node.expressions[:2]}
+                return "BINARY_DOUBLE" if "BINARY_DOUBLE" in types and name != "ORA_TEXT_SCORE" else "NUMBER"
+            for fname, (registered, rtype) in ENGINE_FUNCTIONS.items():
+                if registered == name and rtype:
+                    return rtype
+            if name in ("ORA_SYSDATE", "ORA_CURRENT_DATE"):
+                return "DATE"
+            if name in ("ORA_SYSTIMESTAMP", "ORA_CURRENT_TIMESTAMP"):
+                return "TIMESTAMP WITH TIME ZONE"
+            if name == "ORA_LOCALTIMESTAMP":
+                return "TIMESTAMP"
+            if name in ("ORA_DATE_ADD_DAYS", "ORA_INTERVAL_ADD", "ORA_TRUNC") and node.expressions:
+                inner = self.infer_type(node.expressions[0], scope)
+                if name == "ORA_TRUNC" and not _is_datetime(inner):
+                    return "NUMBER"
+                return "DATE" if name == "ORA_TRUNC" else inner
+            if name in ("ORA_ROUND",) and node.expressions:
+                inner = self.infer_type(node.expressions[0], scope)
+                return "DATE" if inner == "DATE" else "NUMBER"
+            if name in ("ORA_CAST_DATE",):
+                return "DATE"
+            if name in ("ORA_CAST_TIMESTAMP",):
+                return "TIMESTAMP"
+            if name in ("ORA_TO_VECTOR",):
+                return "VECTOR"
+            if name in ("ORA_JSON",):
+                return "JSON"
+            if name in ("ORA_TO_NUMBER", "ORA_LENGTH"):
+                return "NUMBER"
+            if name in ("ORA_CAST_CHAR", "ORA_CONCAT", "ORA_JSON_QUERY", "ORA_JSON_OBJECT", "ORA_LISTAGG",
+                        "ORA_LISTAGG_ORDERED", "ORA_JSON_ARRAYAGG", "ORA_JSON_ARRAYAGG_ORDERED"):
+                return "VARCHAR2"
+            if name.startswith("ORA_") and name[4:] in _FUNCTION_TYPES:
+                return _FUNCTION_TYPES[name[4:]]
+            if name in ("ORA_NVL", "ORA_DECODE", "ORA_GREATEST", "ORA_LEAST", "ORA_NVL2") and node.expressions:
+                position = {"ORA_NVL2": 1, "ORA_DECODE": 2}.get(name, 0)
+                if position < len(node.expressions):
+                    return self.infer_type(node.expressions[position], scope)
+        if isinstance(node, exp.Placeholder):
+            return None
+        if isinstance(node, exp.Subquery):
+            select = node.this
+            if isinstance(select, exp.Select) and select.expressions:
+                return self.infer_type(select.expressions[0], self._scopes_by_select.get(id(select)))
+        return None
+
+
+# ---------------------------------------------------------------------- small helpers
+def _ora(name: str, *args: exp.Expression) -> exp.Anonymous:
+    return exp.Anonymous(this=name, expressions=[a for a in args])
+
+
+def _plain_arg(node: exp.Expression) -> exp.Expression:
+    """`TO_VECTOR(x, 384, FLOAT32)`: bare words become strings."""
+    if isinstance(node, exp.Column) and not node.table:
+        return exp.Literal.string(node.name)
+    if isinstance(node, exp.Star):
+        return exp.Literal.string("*")
+    return node
+
+
+def _metric_name(node: exp.Expression) -> str:
+    if isinstance(node, (exp.Column, exp.Var, exp.Identifier)):
+        return node.name.upper()
+    if isinstance(node, exp.Literal):
+        return str(node.this).upper()
+    raise unsupported(f"vector distance metric given as {node.sql(dialect='oracle')}")
+
+
+def _sort_args(ordered: list[exp.Expression]) -> list[exp.Expression]:
+    out: list[exp.Expression] = []
+    for item in ordered:
+        out += [item.this, exp.Literal.number(1 if item.args.get("desc") else 0)]
+    return out
+
+
+def _conjuncts(node: exp.Expression) -> list[exp.Expression]:
+    if isinstance(node, exp.And):
+        return _conjuncts(node.this) + _conjuncts(node.expression)
+    if isinstance(node, exp.Paren) and isinstance(node.this, exp.And):
+        return _conjuncts(node.this)
+    return [node]
+
+
+def _rownum_bound(cond: exp.Expression) -> exp.Expression | None:
+    """`ROWNUM <= n` -> n, `ROWNUM < n` -> n - 1, `ROWNUM = 1` -> 1; other forms -> None."""
+    def is_rownum(n):
+        return isinstance(n, exp.Column) and n.name == "ROWNUM" and not n.table
+
+    if isinstance(cond, (exp.LTE, exp.LT, exp.EQ)) and is_rownum(cond.this):
+        bound = cond.expression
+    elif isinstance(cond, (exp.GTE, exp.GT)) and is_rownum(cond.expression):
+        bound = cond.this
+        cond = exp.LTE(this=cond.expression, expression=bound) if isinstance(cond, exp.GTE) else \
+            exp.LT(this=cond.expression, expression=bound)
+    else:
+        return None
+    if isinstance(cond, exp.EQ):
+        if not (isinstance(bound, exp.Literal) and bound.this == "1"):
+            return None
+        return exp.Literal.number(1)
+    bound_sql = bound.copy()
+    if isinstance(cond, exp.LT):
+        return exp.func("MAX", exp.Sub(this=exp.Paren(this=bound_sql), expression=exp.Literal.number(1)),
+                        exp.Literal.number(0))
+    return exp.func("MAX", bound_sql, exp.Literal.number(0))
+
+
+def _is_interval(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Anonymous) and node.name in ("ORA_INTERVAL_LITERAL", "ORA_NUMTODSINTERVAL",
+                                                             "ORA_NUMTOYMINTERVAL")
+
+
+def _is_datetime(oracle_type: str | None) -> bool:
+    return bool(oracle_type) and (oracle_type == "DATE" or oracle_type.startswith("TIMESTAMP"))
+
+
+def _type_size(datatype: exp.DataType) -> int | None:
+    for param in datatype.expressions:
+        value = param.this if isinstance(param, exp.DataTypeParam) else param
+        text = value.sql() if isinstance(value, exp.Expression) else str(value)
+        digits = re.match(r"\d+", text)
+        if digits:
+            return int(digits.group())
+    return None
+
+
+def _json_value_type(returning: str) -> str:
+    base = returning.split("(")[0].strip()
+    if base in ("NUMBER", "DECIMAL", "INT", "INTEGER", "FLOAT"):
+        return "NUMBER"
+    if base in ("DATE",):
+        return "DATE"
+    if base.startswith("TIMESTAMP"):
+        return "TIMESTAMP"
+    if base == "BOOLEAN":
+        return "BOOLEAN"
+    if base in ("DOUBLE PRECISION", "BINARY_DOUBLE"):
+        return "BINARY_DOUBLE"
+    return "VARCHAR2"
+
+
+def _select_of(node: exp.Expression) -> exp.Expression:
+    while isinstance(node, (exp.Subquery, exp.SetOperation)):
+        node = node.this
+    return node

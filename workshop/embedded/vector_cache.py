@@ -1,0 +1,89 @@
+"""Answers vector top-k from a cached float32 matrix instead of a Python call per row.
+
+One matrix per indexed (table, column). Triggers created with the vector index stamp a random
+version into ORA$VERSIONS on every write; the cache compares that stamp (read inside the
+caller's snapshot, so its own uncommitted writes count) before each use and reloads on change.
+That keeps it correct after INSERT/UPDATE/DELETE, commit, rollback and writes by other processes.
+"""
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+
+from . import values as V
+from .errors import EngineError
+
+
+class _Matrix:
+    __slots__ = ("version", "rowids", "matrix", "norms", "fmt")
+
+    def __init__(self, version, rowids, matrix, norms, fmt):
+        self.version, self.rowids, self.matrix, self.norms, self.fmt = version, rowids, matrix, norms, fmt
+
+
+class VectorCache:
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+        self._entries: dict[tuple[str, str], _Matrix] = {}
+
+    def _version(self, table: str) -> int | None:
+        row = self.conn.execute('SELECT version FROM "ORA$VERSIONS" WHERE table_name = ?', (table,)).fetchone()
+        return row[0] if row else None
+
+    def matrix(self, table: str, column: str) -> _Matrix:
+        version = self._version(table)
+        entry = self._entries.get((table, column))
+        if entry is not None and version is not None and entry.version == version:
+            return entry
+        rowids, blobs = [], []
+        for rowid, blob in self.conn.execute(f'SELECT rowid, CAST("{column}" AS BLOB) FROM "{table}" '
+                                             f'WHERE "{column}" IS NOT NULL'):
+            rowids.append(rowid)
+            blobs.append(blob)
+        if blobs:
+            dims = {V.vector_dimension(b) for b in blobs}
+            if len(dims) != 1:
+                raise EngineError(51808, f"vectors of different dimensions in {table}.{column}")
+            fmt = V.vector_format(blobs[0])
+            matrix = np.stack([V.vector_numpy(b).astype(np.float32) for b in blobs])
+        else:
+            fmt, matrix = "FLOAT32", np.zeros((0, 0), dtype=np.float32)
+        norms = np.linalg.norm(matrix, axis=1) if len(matrix) else np.zeros(0, dtype=np.float32)
+        entry = _Matrix(version, np.asarray(rowids, dtype=np.int64), matrix, norms, fmt)
+        self._entries[(table, column)] = entry
+        return entry
+
+    def ranked_rowids(self, table: str, column: str, query_blob: bytes, metric: str) -> np.ndarray:
+        """All rowids ordered by distance to the query (exact), nearest first."""
+        entry = self.matrix(table, column)
+        if len(entry.rowids) == 0:
+            return entry.rowids
+        q = V.vector_numpy(query_blob).astype(np.float32)
+        if q.shape[0] != entry.matrix.shape[1]:
+            raise EngineError(51808, f"Incorrect vector dimension number: {q.shape[0]} vs {entry.matrix.shape[1]}")
+        distances = self.distances(entry, q, metric)
+        order = np.argsort(distances, kind="stable")
+        return entry.rowids[order]
+
+    @staticmethod
+    def distances(entry: _Matrix, q: np.ndarray, metric: str) -> np.ndarray:
+        m = entry.matrix
+        metric = metric.upper()
+        if metric == "COSINE":
+            qn = float(np.linalg.norm(q))
+            if qn == 0.0:
+                raise EngineError(51819, "Cosine distance is undefined for a zero vector")
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return 1.0 - (m @ q) / (entry.norms * qn)
+        if metric in ("DOT",):
+            return -(m @ q)
+        if metric == "INNER_PRODUCT":
+            return m @ q
+        if metric in ("EUCLIDEAN", "L2", "EUCLIDEAN_SQUARED", "L2_SQUARED"):
+            return np.einsum("ij,ij->i", m - q, m - q)
+        if metric in ("MANHATTAN", "L1"):
+            return np.abs(m - q).sum(axis=1)
+        if metric == "HAMMING":
+            return (m != q).sum(axis=1).astype(np.float32)
+        raise EngineError(51806, f"invalid vector distance metric {metric}")
