@@ -1,0 +1,1 @@
+"""Oracle SQL function library of the embedded engine; the public surface is ``oracle_functions``."""
