@@ -221,6 +221,11 @@ class _LaxJson:
 
 def _load(doc: Any) -> Any:
     """Document argument -> Python value, or _SQL_NULL."""
+    t = type(doc)
+    if t is dict or t is list:
+        return doc
+    if t is str:
+        return _SQL_NULL if doc == "" else parse_json(doc)
     if doc is None:
         return _SQL_NULL
     if doc is JSON_NULL:

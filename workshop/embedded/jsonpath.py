@@ -1068,10 +1068,11 @@ class JsonPath:
         """Raise ORA-40656 when the path uses a variable PASSING does not supply."""
         if self.variables:
             supplied = passing or {}
-            missing = sorted(v for v in self.variables if v not in supplied)
-            if missing:
-                raise JsonPassingError(
-                    40656, f"Variable '{missing[0]}' in JSON path expression has no value in PASSING clause.")
+            for name in self.variables:
+                if name not in supplied:
+                    missing = sorted(v for v in self.variables if v not in supplied)[0]
+                    raise JsonPassingError(
+                        40656, f"Variable '{missing}' in JSON path expression has no value in PASSING clause.")
 
     def evaluate(self, doc: Any, passing: dict[str, Any] | None = None) -> list[Any]:
         """All JSON values the path selects in ``doc`` (an already-parsed Python value).
