@@ -228,6 +228,31 @@ def test_listagg_skips_nulls_like_the_aggregate(db):
     assert sorted(rows) == sorted([("0.9;0.7", 2, pytest.approx(1.6), "111"), ("0.9;0.6;0.5", 3, pytest.approx(2.0), "121")])
 
 
+def test_quantified_parenthesized_pattern_with_where(db):
+    rows = run(db, gt("MATCH (a IS paper) ((x)-[e IS similar_to]->(y) WHERE e.sim_score > 0.55){1,2} "
+                      "COLUMNS (a.arxiv_id AS a, LISTAGG(y.arxiv_id, '>') AS path)"))
+    strong = [e for e in SIMILAR if e[2] > 0.55]
+    expected = Counter((s, ">".join(path)) for n in (1, 2) for s, path, _ in walks(strong, n))
+    assert Counter(rows) == expected
+
+
+def test_cycles_repeated_edge_variable_and_default_modes(db):
+    cycles = run(db, gt("MATCH WALK (a IS paper)-[e IS similar_to]->{1,3}(a) ONE ROW PER MATCH "
+                        "COLUMNS (a.arxiv_id AS a, BINDING_COUNT(e) AS n)"))
+    expected = Counter((s, n) for n in (1, 2, 3) for s, path, _ in walks(SIMILAR, n) if path[-1] == s)
+    assert Counter(cycles) == expected
+    same_edge = run(db, gt("MATCH (a IS paper)-[e IS similar_to]->(b), (b)<-[e]-(a) COLUMNS (a.arxiv_id AS a, b.arxiv_id AS b)"))
+    assert Counter(same_edge) == Counter((s, d) for s, d, *_ in SIMILAR)
+
+
+def test_expressions_subqueries_and_quoted_properties(db):
+    rows = run(db, gt("""MATCH (a IS paper)-[e IS similar_to]->(b)
+        COLUMNS (a."ARXIV_ID" AS a, (SELECT COUNT(*) FROM wrote w WHERE w.arxiv_id = a.arxiv_id) AS authors,
+                 CASE WHEN e.sim_score > 0.55 THEN 'strong' ELSE 'weak' END AS strength)"""))
+    authors = Counter(p for _, p in WROTE)
+    assert sorted(rows) == sorted((s, authors[s], "strong" if score > 0.55 else "weak") for s, _, score, _ in SIMILAR)
+
+
 # --- multiple patterns, labels, element WHERE, properties -------------------------------------
 
 def test_multiple_path_patterns_share_a_variable(db):
@@ -334,6 +359,7 @@ UNSUPPORTED = [
     ("MATCH (a IS paper)-[e]->(b) COLUMNS (MATCHNUM() AS m)", "MATCHNUM()"),
     ("MATCH (a IS paper) (-[e]->(b)){1,2} COLUMNS (JSON_ARRAYAGG(b.title) AS j)", "aggregate JSON_ARRAYAGG"),
     ("MATCH (a IS paper)-[e]->{1,2}(b) COLUMNS (COUNT(DISTINCT e.rank_no) AS n)", "COUNT(DISTINCT"),
+    ("MATCH (a IS paper)-[e IS similar_to]-{1,10}(b) COLUMNS (a.title AS t)", "a pattern expanding to more than 500"),
 ]
 
 

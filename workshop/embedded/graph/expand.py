@@ -18,7 +18,8 @@ from .lexer import Token
 from .model import ElementTable, GraphDef
 from .pattern import ElementPattern, Group, GraphTableQuery, LabelExpr, PathItem
 
-MAX_BRANCHES = 512
+MAX_BRANCHES = 500   # SQLite's default limit on the terms of one compound SELECT
+MAX_JOINED_TABLES = 64   # SQLite's limit on the tables of one join
 
 
 @dataclass(frozen=True)
@@ -278,6 +279,9 @@ def _build_variant(query: GraphTableQuery, counts: dict[int, int], group_vars: d
     conditions = [Condition(tokens, {**singles, **resolve(iteration)}, in_quantifier)
                   for tokens, iteration, in_quantifier in builder.group_conditions]
     steps = [Step(find(e), find(l), find(r), d) for e, l, r, d in builder.steps]
+    if len(order) > MAX_JOINED_TABLES:
+        raise unsupported(f"a path shape joining {len(order)} element tables (the embedded engine joins at most "
+                          f"{MAX_JOINED_TABLES})")
     return Variant(nodes, order, steps, scope, conditions)
 
 
