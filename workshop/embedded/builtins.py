@@ -293,6 +293,13 @@ def _to_raw(value: Any, where: str) -> bytes:
     raise EngineError(932, f"inconsistent datatypes: expected RAW for {where}")
 
 
+def raw_if_text(value: Any) -> bytes | None:
+    """Implicit HEXTORAW when text meets a RAW column (e.g. id IN (:hex1, :hex2))."""
+    if value is None:
+        return None
+    return _to_raw(value, "RAW comparison") if isinstance(value, str) else value
+
+
 def _to_bool(value: Any, where: str) -> int:
     if isinstance(value, bool):
         return int(value)

@@ -21,6 +21,7 @@ _PASSTHROUGH = (
     exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Coalesce, exp.Nullif, exp.Case, exp.If,
     exp.RowNumber, exp.Rank, exp.DenseRank, exp.Ntile, exp.Lag, exp.Lead, exp.FirstValue,
     exp.LastValue, exp.NthValue, exp.PercentRank, exp.CumeDist, exp.Exists, exp.Anonymous,
+    exp.And, exp.Or, exp.Xor,
 )
 
 #: Oracle functions that map 1:1 onto ORA_<NAME> user functions (name -> registered name).
@@ -45,7 +46,7 @@ _FUNCTION_TYPES = {
     "TO_DATE": "DATE", "ADD_MONTHS": "DATE", "LAST_DAY": "DATE", "NEXT_DAY": "DATE",
     "TO_TIMESTAMP": "TIMESTAMP", "TO_TIMESTAMP_TZ": "TIMESTAMP WITH TIME ZONE", "SYS_GUID": "RAW",
     "HEXTORAW": "RAW", "STANDARD_HASH": "RAW", "MEDIAN": "NUMBER", "STDDEV": "NUMBER", "VARIANCE": "NUMBER",
-    "TO_CLOB": "CLOB",
+    "TO_CLOB": "CLOB", "TO_RAW_IF_TEXT": "RAW",
 }
 
 
@@ -234,9 +235,7 @@ class Translator:
         for join in node.args.get("joins") or []:
             join.set("this", self._rewrite_source(join.this, scope))
         self._rewrite_rownum(node)
-        for projection in node.expressions:
-            if not isinstance(projection, (exp.Alias, exp.Column, exp.Star)):
-                projection.meta["oracle_text"] = projection.sql(dialect="oracle")
+        original_texts = [p.sql(dialect="oracle") for p in node.expressions]
         # WHERE first: CONTAINS registers the text searches that SCORE in the select list refers to.
         for key in ("where", "expressions", "group", "having", "order", "qualify", "windows"):
             value = node.args.get(key)
@@ -249,9 +248,21 @@ class Translator:
         for join in node.args.get("joins") or []:
             if join.args.get("on") is not None:
                 join.set("on", self._rewrite(join.args["on"], scope))
+        for projection, text in zip(node.expressions, original_texts):
+            projection.meta["oracle_text"] = text
         self._restrict_to_text_hits(node)
         self._rewrite_limits(node)
         self._scopes_by_select[id(node)] = scope
+        order = node.meta.pop("rownum_order", None)
+        if order is not None:
+            order = self._rewrite(order, scope)
+            for col in order.find_all(exp.Column):
+                col.set("table", None)
+            outer = exp.select("*").from_(exp.Subquery(this=node, alias=exp.TableAlias(
+                this=exp.to_identifier("ORA$ROWNUM", quoted=True))))
+            outer.set("order", order)
+            self._scopes_by_select[id(outer)] = scope
+            return outer
         return node
 
     @property
@@ -310,6 +321,7 @@ class Translator:
                 if bound is None:
                     kept.append(cond)
                 else:
+                    bound = self._rewrite(bound, Scope())
                     limit = bound if limit is None else exp.func("MIN", limit, bound)
             remaining = [c for c in select.find_all(exp.Column) if c.name == "ROWNUM" and not c.table
                          and self._owning_select(c) is select and any(c in k.walk() for k in kept)]
@@ -324,15 +336,12 @@ class Translator:
                     col.replace(exp.Window(this=exp.RowNumber()))
         if limit is None:
             return
-        if select.args.get("order") is not None or select.args.get("group") is not None \
-                or select.args.get("distinct") is not None:
-            # ROWNUM filters rows before ORDER BY / GROUP BY: keep that order of operations.
-            inner = select.copy()
-            inner.set("order", None)
-            inner.set("limit", exp.Limit(expression=limit))
-            for key in ("group", "having", "distinct", "expressions", "order"):
-                select.set(key, None)
-            raise unsupported("ROWNUM combined with ORDER BY/GROUP BY in the same query block")
+        if select.args.get("group") is not None or select.args.get("distinct") is not None:
+            raise unsupported("ROWNUM combined with GROUP BY or DISTINCT in the same query block")
+        if select.args.get("order") is not None:
+            # ROWNUM filters rows before ORDER BY sorts them: limit first, sort the survivors after.
+            select.meta["rownum_order"] = select.args["order"]
+            select.set("order", None)
         from_ = select.args.get("from_")
         if from_ is not None and isinstance(from_.this, exp.Subquery) and not select.args.get("joins"):
             inner_select = from_.this.this
@@ -353,9 +362,7 @@ class Translator:
                     and cond.expression.this == "0":
                 search = self.plan.text_searches[int(cond.this.expressions[0].this)]
                 search.filter_param = f"TEXT_HITS_{search.slot}"
-                extra.append(exp.In(this=cond.this.expressions[1].copy(),
-                                    query=exp.select("value").from_(
-                                        exp.func("json_each", exp.Placeholder(this=search.filter_param)))))
+                extra.append(_in_json_list(cond.this.expressions[1].copy(), search.filter_param))
         if extra:
             select.set("where", exp.Where(this=exp.and_(*extra, where.this)))
 
@@ -418,6 +425,8 @@ class Translator:
             return self._distance("EUCLIDEAN", node.this, node.expression)
         if isinstance(node, exp.DistanceNd):
             return self._distance("DOT", node.this, node.expression)
+        if isinstance(node, (exp.EQ, exp.NEQ, exp.In)):
+            self._coerce_raw_comparison(node, scope)
         if isinstance(node, exp.Is) and isinstance(node.expression, exp.JSON):
             return exp.EQ(this=_ora("ORA_IS_JSON", node.this), expression=exp.Literal.number(1))
         if isinstance(node, exp.Not) and isinstance(node.this, exp.Is) and isinstance(node.this.expression, exp.JSON):
@@ -490,6 +499,23 @@ class Translator:
         if qualifier and name == "ROWID" and not self._is_real_column(node, scope):
             return exp.column("rowid", table=qualifier, quoted=True)
         return node
+
+    def _coerce_raw_comparison(self, node: exp.Expression, scope: Scope) -> None:
+        """RAW compared with text: Oracle converts the text side with HEXTORAW implicitly."""
+        raw_types = ("RAW", "BLOB")
+        left_raw = self.infer_type(node.this, scope) in raw_types
+        others = node.expressions if isinstance(node, exp.In) else [node.expression]
+        if isinstance(node, exp.In) and node.args.get("query") is not None:
+            return
+        other_raw = [self.infer_type(o, scope) in raw_types for o in others]
+        if left_raw:
+            converted = [o if is_raw else _ora("ORA_TO_RAW_IF_TEXT", o) for o, is_raw in zip(others, other_raw)]
+            if isinstance(node, exp.In):
+                node.set("expressions", converted)
+            else:
+                node.set("expression", converted[0])
+        elif not isinstance(node, exp.In) and other_raw[0]:
+            node.set("this", _ora("ORA_TO_RAW_IF_TEXT", node.this))
 
     def _is_real_column(self, node: exp.Column, scope: Scope) -> bool:
         _, source = scope.resolve_column(node)
@@ -701,8 +727,7 @@ class Translator:
             return
         param = "TOPK_CANDIDATES"
         alias = from_.this.alias_or_name
-        condition = exp.In(this=exp.column("rowid", table=alias, quoted=True),
-                           query=exp.select("value").from_(exp.func("json_each", exp.Placeholder(this=param))))
+        condition = _in_json_list(exp.column("rowid", table=alias, quoted=True), param)
         where = tree.args.get("where")
         tree.set("where", exp.Where(this=exp.and_(condition, where.this) if where is not None else condition))
         self.plan.topk = VectorTopK(table=table_name, column=column.name, metric=key.expressions[2].this,
@@ -721,6 +746,10 @@ class Translator:
             return [], []
         scope = self._scopes_by_select.get(id(select), Scope())
         names, types = [], []
+        from_ = select.args.get("from_")
+        if len(select.expressions) == 1 and isinstance(select.expressions[0], exp.Star) \
+                and from_ is not None and isinstance(from_.this, exp.Subquery) and not select.args.get("joins"):
+            return self._output_columns(from_.this.this)
         if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star))
                for p in select.expressions):
             return [], []
@@ -839,6 +868,12 @@ class Translator:
 # ---------------------------------------------------------------------- small helpers
 def _ora(name: str, *args: exp.Expression) -> exp.Anonymous:
     return exp.Anonymous(this=name, expressions=[a for a in args])
+
+
+def _in_json_list(value: exp.Expression, param: str) -> exp.Expression:
+    """`value IN (SELECT value FROM json_each(:param))`: a list bound as one JSON array."""
+    return exp.In(this=value, query=exp.Subquery(
+        this=exp.select("value").from_(exp.func("json_each", exp.Placeholder(this=param)))))
 
 
 def _plain_arg(node: exp.Expression) -> exp.Expression:
