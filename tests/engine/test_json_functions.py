@@ -377,8 +377,9 @@ def test_json_object_and_array():
         '{"n":2.5,"t":true,"ts":"2024-01-02T03:04:05"}'
     assert json_array([1, None, "a"]) == '[1,"a"]'
     assert json_array([1, None], absent_on_null=False) == "[1,null]"
-    with pytest.raises(JsonDataError):
+    with pytest.raises(JsonDataError) as info:
         json_object([(None, 1)])
+    assert info.value.code == 40595
 
 
 def test_json_arrayagg_as_sqlite_aggregate():

@@ -11,7 +11,8 @@ already-parsed Python value (dict/list/str/int/float/bool/None) or JSON *text*:
 Errors about the data go through the ON ERROR / ON EMPTY handlers with Oracle's
 defaults; ``"ERROR"`` raises :class:`~workshop.embedded.jsonpath.JsonDataError` carrying
 the ORA code (40441 bad JSON, 40462 no value, 40470 several values, 40456 non-scalar,
-40480 needs an array wrapper, 1722/40799/40786/1861 conversions, 40478 too long).
+40480 needs an array wrapper, 1722/40799/40786/1861 conversions, 40478 too long,
+1438 too many digits for NUMBER(p,s)).
 Path syntax errors (40597) and missing PASSING variables (40656) are always raised.
 
 JSON null versus SQL NULL: :func:`json_query` returns :data:`JSON_NULL` when the selected
@@ -38,7 +39,7 @@ __all__ = [
     "JSON_NULL", "Default", "FormatJson", "JsonTableColumn", "JsonArrayAgg", "json_arrayagg_class",
     "parse_json", "json_exists", "json_value", "json_query", "json_query_text", "json_equal",
     "json_table_rows", "json_table_column_names", "default_column_path", "json_serialize",
-    "json_object", "json_array", "passing_from_args",
+    "json_object", "json_array", "json_serialize_value", "passing_from_args",
 ]
 
 
@@ -268,9 +269,9 @@ def _plain(value: Any) -> Any:
         return value.isoformat()
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value).hex().upper()
-    if isinstance(value, int):  # int subclasses such as numpy-free IntEnum
+    if isinstance(value, int):  # int subclasses (IntEnum, numpy integers registered as int)
         return int(value)
-    if isinstance(value, float):
+    if isinstance(value, float):  # float subclasses
         return _plain(float(value))
     raise JsonDataError(40441, f"JSON syntax error: a {type(value).__name__} cannot be written as JSON")
 
@@ -300,12 +301,12 @@ def _value_for_generation(value: Any) -> Any:
 
 def json_object(pairs: Iterable[tuple[str, Any]] | dict[str, Any], absent_on_null: bool = False) -> str:
     """JSON_OBJECT(key VALUE value, ...): default NULL ON NULL; wrap JSON text in
-    :class:`FormatJson` to embed it as JSON."""
+    :class:`FormatJson` to embed it as JSON. A repeated key keeps its last value."""
     items = pairs.items() if isinstance(pairs, dict) else pairs
     out: dict[str, Any] = {}
     for key, value in items:
         if key is None:
-            raise JsonDataError(40731, "JSON_OBJECT key cannot be NULL")
+            raise JsonDataError(40595, "Name input to JSON generation function cannot be null.")
         if not isinstance(key, str):
             key = render_number(key) if isinstance(key, (int, float, decimal.Decimal)) and not isinstance(key, bool) else str(key)
         if value is None and absent_on_null:

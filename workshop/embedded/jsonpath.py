@@ -363,10 +363,7 @@ def _m_number(v: Any) -> Any:
 
 
 def _m_date(v: Any) -> Any:
-    if v is None:
-        return None
-    d = parse_datetime(v)
-    return d.date()
+    return None if v is None else parse_datetime(v).date()
 
 
 def _m_timestamp(v: Any) -> Any:
@@ -379,50 +376,18 @@ def _numeric(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return method
 
 
-def _integral(x: float) -> Any:
-    return int(x) if isinstance(x, float) and x.is_integer() else x
+def _mean(values: list) -> Any:
+    m = sum(values) / len(values)
+    return int(m) if isinstance(m, float) and m.is_integer() else m
 
 
-def _agg_numbers(items: list, name: str) -> list:
-    return [to_number(v) for v in _unwrap_all(items) if v is not None]
-
-
-def _agg_strings(items: list, name: str) -> list:
-    return [_need("string", v, name) for v in _unwrap_all(items) if v is not None]
-
-
-def _a_sum(items: list) -> list:
-    nums = _agg_numbers(items, "sum")
-    return [sum(nums)] if nums else []
-
-
-def _a_avg(items: list) -> list:
-    nums = _agg_numbers(items, "avg")
-    return [_integral(sum(nums) / len(nums))] if nums else []
-
-
-def _a_min_number(items: list) -> list:
-    nums = _agg_numbers(items, "minNumber")
-    return [min(nums)] if nums else []
-
-
-def _a_max_number(items: list) -> list:
-    nums = _agg_numbers(items, "maxNumber")
-    return [max(nums)] if nums else []
-
-
-def _a_min_string(items: list) -> list:
-    strs = _agg_strings(items, "minString")
-    return [min(strs)] if strs else []
-
-
-def _a_max_string(items: list) -> list:
-    strs = _agg_strings(items, "maxString")
-    return [max(strs)] if strs else []
-
-
-def _a_count(items: list) -> list:
-    return [len(_unwrap_all(items))]
+def _aggregate(kind: str, name: str, fn: Callable[[list], Any]) -> Callable[[list], list]:
+    """An aggregate method: ``fn`` over the non-null targeted values (arrays unwrapped)."""
+    def method(items: list) -> list:
+        values = [v for v in _unwrap_all(items) if v is not None]
+        values = [to_number(v) for v in values] if kind == "number" else [_need("string", v, name) for v in values]
+        return [fn(values)] if values else []
+    return method
 
 
 #: per-item methods: name -> (function, unwraps arrays in lax mode)
@@ -449,13 +414,13 @@ ITEM_METHODS: dict[str, tuple[Callable[[Any], Any], bool]] = {
 
 #: methods over the whole sequence of targeted values (arrays unwrapped)
 AGGREGATE_METHODS: dict[str, Callable[[list], list]] = {
-    "count": _a_count,
-    "sum": _a_sum,
-    "avg": _a_avg,
-    "minNumber": _a_min_number,
-    "maxNumber": _a_max_number,
-    "minString": _a_min_string,
-    "maxString": _a_max_string,
+    "count": lambda items: [len(_unwrap_all(items))],
+    "sum": _aggregate("number", "sum", sum),
+    "avg": _aggregate("number", "avg", _mean),
+    "minNumber": _aggregate("number", "minNumber", min),
+    "maxNumber": _aggregate("number", "maxNumber", max),
+    "minString": _aggregate("string", "minString", min),
+    "maxString": _aggregate("string", "maxString", max),
 }
 
 _METHOD_NAMES = {name.lower(): name for name in (*ITEM_METHODS, *AGGREGATE_METHODS)}
