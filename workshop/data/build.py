@@ -18,8 +18,8 @@ import re
 import sys
 from pathlib import Path
 
-DATA_DIR = Path(__file__).resolve().parent
-DATA_VERSION = "1.0.0"
+from workshop.data import paper_text
+from workshop.data.loaders import DATA_DIR, DATA_VERSION
 
 # Papers: one fixed seed drives arXiv-style ids, dates, author assignment and body text.
 PAPER_SEED = 20260415
@@ -239,10 +239,12 @@ def assign_authors(papers: list[dict], pool: list[dict], topic_groups: dict[str,
     for paper in papers:
         groups = topic_groups[paper["topic"]]
         home = [a for g in groups for a in by_group[g]]
-        size = rng.choices([1, 2, 3, 4], weights=[8, 46, 34, 12], k=1)[0]
+        size = rng.choices([1, 2, 3, 4], weights=[15, 55, 24, 6], k=1)[0]
         chosen: list[str] = []
+        everyone = [a["author_id"] for a in pool]
         for _ in range(size):
-            author = pick(home, set(chosen))
+            # A group whose members are all at the cap borrows a collaborator from elsewhere.
+            author = pick(home, set(chosen)) or pick(everyone, set(chosen))
             if author:
                 chosen.append(author)
         if rng.random() < 0.27:
@@ -271,8 +273,6 @@ def assign_authors(papers: list[dict], pool: list[dict], topic_groups: dict[str,
 
 
 def build_papers(src_dir: Path) -> tuple[list[dict], list[dict]]:
-    from workshop.data import paper_text  # local import: only the builder needs it
-
     pool = parse_author_pool(src_dir / "authors.tsv")
     papers = parse_paper_source(src_dir / "papers.md")
     rng = random.Random(PAPER_SEED)
