@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .errors import TextQueryError
 from .expand import Vocabulary
 from .storage import META, TextIndexInfo, q, shadow
 
@@ -52,8 +53,11 @@ class IndexReader:
         self.conn = conn
         self.info = info
         self.stopwords = info.stopwords
-        generation, ndocs = conn.execute(f"SELECT generation, ndocs FROM {q(META)} WHERE index_name = ?",
-                                         (info.index_name,)).fetchone()
+        row = conn.execute(f"SELECT generation, ndocs FROM {q(META)} WHERE index_name = ?",
+                           (info.index_name,)).fetchone()
+        if row is None:
+            raise TextQueryError(10502, f"DRG-10502: index {info.index_name} does not exist")
+        generation, ndocs = row
         key = (_database_key(conn), info.index_name.upper())
         with _LOCK:
             entry = _CACHE.get(key)
