@@ -14,7 +14,7 @@ from typing import Callable
 from sqlglot import exp
 
 from . import errors
-from .catalog import Catalog, bump_ddl_version
+from .catalog import Catalog, Column, Table, bump_ddl_version
 from .dialect import parse
 from .lexing import code_mask, matching_paren, split_top_level, strip_comments
 from .translate import Scope, Translator, normalize_identifiers, unsupported
@@ -133,6 +133,10 @@ class DdlExecutor:
         sqlite_cols, col_rows, constraint_rows = [], [], []
         translator = Translator(self.catalog)
         pk_columns: list[str] = []
+        new_table = Table(table_name, "TABLE", [Column(c.name, _column_type(c.args["kind"])["data_type"])
+                                                for c in columns])
+        table_scope = Scope()
+        table_scope.sources[table_name] = new_table
         for position, coldef in enumerate(columns, start=1):
             spec = _column_type(coldef.args["kind"])
             name = coldef.name
@@ -163,7 +167,7 @@ class DdlExecutor:
                                              spec.get("vector_format") or "", table_name, name])
                     parts.append(f"DEFAULT (ORA_STORE({default_sql}, '{default_spec}'))")
                 elif isinstance(kind, exp.CheckColumnConstraint):
-                    check = translator.translate_expression(kind.this.copy(), _column_scope(name))
+                    check = translator.translate_expression(kind.this.copy(), table_scope)
                     parts.append(f"CHECK ({check})")
                     constraint_rows.append((cname, "C", kind.this.sql(dialect="oracle"), [name], None))
                 elif isinstance(kind, exp.GeneratedAsIdentityColumnConstraint):
@@ -205,21 +209,23 @@ class DdlExecutor:
                         + _on_delete(kind.args["reference"]))
                     constraint_rows.append((cname, "R", None, cols, ref_table))
                 elif isinstance(kind, exp.CheckColumnConstraint):
-                    check = translator.translate_expression(kind.this.copy(), _table_scope(col_rows))
+                    check = translator.translate_expression(kind.this.copy(), table_scope)
                     table_sql_constraints.append(f"CHECK ({check})")
                     constraint_rows.append((cname, "C", kind.this.sql(dialect="oracle"), [], None))
                 else:
                     raise unsupported(f"table constraint {kind.sql(dialect='oracle')}")
         column_sql = []
-        single_int_pk = len(pk_columns) == 1 and next(
-            (r for r in col_rows if r[1] == pk_columns[0] and r[3] in ("NUMBER", "INTEGER")
-             and (r[7] in (None, 0))), None) is not None
+        # Only an identity primary key becomes SQLite's rowid alias (which fills NULLs itself);
+        # every other key column is NOT NULL, as Oracle enforces (SQLite would accept NULL keys).
+        single_int_pk = len(pk_columns) == 1 and any(r[1] == pk_columns[0] and r[12] for r in col_rows)
         for name, parts, identity in sqlite_cols:
             if identity and not (single_int_pk and pk_columns[0] == name):
                 raise unsupported("an identity column that is not the single-column primary key")
             if single_int_pk and pk_columns[0] == name:
                 parts[1] = "INTEGER"
-                parts.insert(2, "PRIMARY KEY" + (" AUTOINCREMENT" if identity else ""))
+                parts.insert(2, "PRIMARY KEY AUTOINCREMENT")
+            elif name in pk_columns and "NOT NULL" not in parts:
+                parts.append("NOT NULL")
             column_sql.append(" ".join(parts))
         if pk_columns and not single_int_pk:
             table_sql_constraints.insert(0, "PRIMARY KEY (" + ", ".join(f'"{c}"' for c in pk_columns) + ")")
@@ -637,10 +643,3 @@ def _on_delete(ref: exp.Expression) -> str:
         return " ON DELETE SET NULL"
     return ""
 
-
-def _column_scope(name: str) -> Scope:
-    return Scope()
-
-
-def _table_scope(rows) -> Scope:
-    return Scope()

@@ -32,6 +32,9 @@ ENGINE_FUNCTIONS: dict[str, tuple[str, str | None]] = {}
 
 _VECTOR_METRICS = {"COSINE", "EUCLIDEAN", "L2", "EUCLIDEAN_SQUARED", "L2_SQUARED", "DOT", "MANHATTAN", "L1",
                    "HAMMING", "JACCARD"}
+#: Bare words some functions take as arguments (metrics, vector formats), parsed as columns.
+_BARE_WORDS = {"COSINE", "EUCLIDEAN", "L2", "EUCLIDEAN_SQUARED", "L2_SQUARED", "DOT", "MANHATTAN", "L1",
+               "HAMMING", "JACCARD", "FLOAT32", "FLOAT64", "INT8", "BINARY", "DENSE", "SPARSE"}
 _DISTANCE_FUNCTIONS = {"COSINE_DISTANCE": "COSINE", "L2_DISTANCE": "EUCLIDEAN", "L1_DISTANCE": "MANHATTAN",
                        "INNER_PRODUCT": "INNER_PRODUCT", "HAMMING_DISTANCE": "HAMMING",
                        "JACCARD_DISTANCE": "JACCARD"}
@@ -127,6 +130,29 @@ class Scope:
         self.parent = parent
         self.sources: dict[str, Table | exp.Expression] = {}
         self.ctes: dict[str, exp.Expression] = dict(parent.ctes) if parent else {}
+        self.order_aliases: set[str] = set()
+        self.strict = True
+
+    def knows_column(self, column: exp.Column) -> bool:
+        """Whether a column reference can resolve here (Oracle raises ORA-00904 otherwise;
+        SQLite would silently read an unknown "NAME" as a string literal)."""
+        name = column.name
+        if not column.table and name in self.order_aliases:
+            return True
+        scope = self
+        while scope is not None:
+            if not scope.strict:
+                return True
+            for alias, source in scope.sources.items():
+                if column.table and column.table != alias:
+                    continue
+                if isinstance(source, Table):
+                    if source.column(name) is not None:
+                        return True
+                elif _projection_named(source, name) is not None or _has_star(source):
+                    return True
+            scope = scope.parent
+        return False
 
     def resolve_column(self, column: exp.Column) -> tuple[str | None, Table | exp.Expression | None]:
         qualifier = column.table
@@ -144,6 +170,13 @@ class Scope:
             if isinstance(source, exp.Expression) and _projection_named(source, name) is not None:
                 return alias, source
         return (None, None) if self.parent is None else self.parent.resolve_column(column)
+
+
+def _has_star(select: exp.Expression) -> bool:
+    select = _select_of(select)
+    return isinstance(select, exp.Select) and any(
+        isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star))
+        for p in select.expressions)
 
 
 def _projection_named(select: exp.Expression, name: str) -> exp.Expression | None:
@@ -241,6 +274,8 @@ class Translator:
             value = node.args.get(key)
             if value is None:
                 continue
+            if key == "order":
+                scope.order_aliases = {p.alias for p in node.expressions if isinstance(p, exp.Alias)}
             if isinstance(value, list):
                 node.set(key, [self._rewrite(v, scope) for v in value])
             else:
@@ -336,8 +371,23 @@ class Translator:
                     col.replace(exp.Window(this=exp.RowNumber()))
         if limit is None:
             return
-        if select.args.get("group") is not None or select.args.get("distinct") is not None:
-            raise unsupported("ROWNUM combined with GROUP BY or DISTINCT in the same query block")
+        aggregated = select.args.get("group") is not None or select.args.get("distinct") is not None or any(
+            p.find(exp.AggFunc) for p in select.expressions)
+        if aggregated:
+            # ROWNUM filters rows before grouping: limit the source rows in an inline view.
+            from_ = select.args.get("from_")
+            if from_ is None or select.args.get("joins") or not isinstance(from_.this, (exp.Table, exp.Subquery)):
+                raise unsupported("ROWNUM with GROUP BY/DISTINCT/aggregates over a join")
+            source = from_.this
+            alias = source.alias_or_name
+            inner_source = source.copy()
+            inner = exp.select("*").from_(inner_source)
+            if select.args.get("where") is not None:
+                inner.set("where", select.args["where"])
+                select.set("where", None)
+            inner.set("limit", exp.Limit(expression=limit))
+            from_.set("this", exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(alias, quoted=True))))
+            return
         if select.args.get("order") is not None:
             # ROWNUM filters rows before ORDER BY sorts them: limit first, sort the survivors after.
             select.meta["rownum_order"] = select.args["order"]
@@ -498,6 +548,11 @@ class Translator:
             raise unsupported(f"JSON dot-notation or three-part name {node.sql(dialect='oracle')}")
         if qualifier and name == "ROWID" and not self._is_real_column(node, scope):
             return exp.column("rowid", table=qualifier, quoted=True)
+        if not scope.knows_column(node):
+            if not qualifier and name in _BARE_WORDS and isinstance(node.parent, exp.Anonymous):
+                return node
+            shown = f'"{qualifier}"."{name}"' if qualifier else f'"{name}"'
+            raise errors.EngineError(904, f"{shown}: invalid identifier")
         return node
 
     def _coerce_raw_comparison(self, node: exp.Expression, scope: Scope) -> None:

@@ -1,0 +1,39 @@
+"""Shared fixtures: every test gets its own embedded database file, so tests run in parallel."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@pytest.fixture
+def db_path(tmp_path) -> Path:
+    return tmp_path / "engine.db"
+
+
+@pytest.fixture
+def conn(db_path):
+    from workshop.embedded import connect
+    connection = connect(db_path, busy_timeout=2)
+    yield connection
+    if connection.is_healthy():
+        connection.close()
+
+
+@pytest.fixture
+def cur(conn):
+    with conn.cursor() as cursor:
+        yield cursor
+
+
+def ora_code(excinfo) -> int:
+    """The ORA- number of a raised oracledb error."""
+    return excinfo.value.args[0].code

@@ -1,0 +1,99 @@
+"""`connect()`: the one door to the database, for notebooks, checkpoints, setup and tests.
+
+With `ORACLE_DSN` set it opens a python-oracledb thin connection to Oracle AI Database (with a
+bounded retry while the database is still starting); without it, the embedded engine on a local
+SQLite file. Either way the caller gets an `oracledb.Connection`.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import oracledb
+
+from . import config
+
+#: ORA-/DPY- codes that mean "not reachable or not ready yet", worth waiting for.
+_TRANSIENT_CODES = {12514, 12516, 12520, 12521, 12528, 12537, 12541, 12543, 12170, 1033, 1034, 1089, 1109}
+_TRANSIENT_DPY = ("DPY-6005", "DPY-6000", "DPY-4011", "DPY-6001")
+
+
+@dataclass(frozen=True)
+class OracleSettings:
+    dsn: str
+    user: str
+    password: str
+
+    @classmethod
+    def from_env(cls) -> "OracleSettings":
+        dsn = config.oracle_dsn()
+        if not dsn:
+            raise RuntimeError("ORACLE_DSN is not set")
+        user = os.environ.get("ORACLE_USER")
+        password = os.environ.get("ORACLE_PASSWORD")
+        if not user or not password:
+            raise RuntimeError("ORACLE_DSN is set but ORACLE_USER / ORACLE_PASSWORD are missing: set all three "
+                               "(see README, 'Running on Oracle AI Database').")
+        return cls(dsn, user, password)
+
+
+def engine_name() -> str:
+    """'oracle' when ORACLE_DSN is set, else 'embedded'."""
+    return "oracle" if config.oracle_dsn() else "embedded"
+
+
+def connect(*, retries: int | None = None, first_delay: float = 1.0,
+            sleep: Callable[[float], None] = time.sleep) -> oracledb.Connection:
+    """Open a connection to the configured engine (see module docstring)."""
+    if not config.oracle_dsn():
+        from .embedded import connect as connect_embedded
+        return connect_embedded(config.embedded_db_path())
+    settings = OracleSettings.from_env()
+    return connect_oracle(settings, retries=retries, first_delay=first_delay, sleep=sleep)
+
+
+def connect_oracle(settings: OracleSettings, *, retries: int | None = None, first_delay: float = 1.0,
+                   sleep: Callable[[float], None] = time.sleep,
+                   opener: Callable[..., oracledb.Connection] = oracledb.connect) -> oracledb.Connection:
+    """Thin-mode connection with a bounded exponential backoff for a database that is starting."""
+    attempts = retries if retries is not None else int(os.environ.get("ORACLE_CONNECT_RETRIES", "6"))
+    delay = first_delay
+    last: Exception | None = None
+    for attempt in range(1, attempts + 1):
+        try:
+            return opener(user=settings.user, password=settings.password, dsn=settings.dsn)
+        except oracledb.Error as exc:
+            last = exc
+            if not is_transient(exc) or attempt == attempts:
+                break
+            sleep(delay)
+            delay = min(delay * 2, 30.0)
+    raise ConnectionError(_advice(settings, last)) from last
+
+
+def is_transient(exc: BaseException) -> bool:
+    """True for errors that mean 'still starting / not listening yet' rather than 'wrong settings'."""
+    if not isinstance(exc, oracledb.Error) or not exc.args:
+        return False
+    error = exc.args[0]
+    code = getattr(error, "code", 0)
+    full = getattr(error, "full_code", "") or ""
+    return code in _TRANSIENT_CODES or full.startswith(_TRANSIENT_DPY)
+
+
+def _advice(settings: OracleSettings, exc: Exception | None) -> str:
+    error = exc.args[0] if exc is not None and exc.args else None
+    code = getattr(error, "code", 0)
+    text = str(exc).splitlines()[0] if exc is not None else "unknown error"
+    if code == 1017:
+        hint = "the user name or password is wrong: check ORACLE_USER and ORACLE_PASSWORD."
+    elif code in (1033, 1034, 1089, 1109):
+        hint = "the database is still starting or not open: wait for the container's healthcheck, then retry."
+    elif is_transient(exc) if exc else False:
+        hint = (f"nothing answered at {settings.dsn}: is the database container running "
+                "(docker compose ps) and is ORACLE_DSN host:port/service right?")
+    else:
+        hint = f"check ORACLE_DSN ({settings.dsn}), ORACLE_USER and ORACLE_PASSWORD."
+    return f"Could not connect to Oracle AI Database: {text}\nWhat to check: {hint}"
