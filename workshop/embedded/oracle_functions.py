@@ -28,7 +28,8 @@ from .functions.aggregates import (
     VarSamp,
 )
 from .functions.conversions import round_, to_char, to_char_date, to_date, to_timestamp, to_timestamp_tz, trunc
-from .functions.datefmt import format_datetime, parse_datetime
+from .functions.dateparse import parse_datetime
+from .functions.datefmt import format_datetime
 from .functions.datetimes import (
     DATE,
     TIMESTAMP,
@@ -99,7 +100,7 @@ from .functions.regex import (
     regexp_substr,
     translate_pattern,
 )
-from .functions.registry import AGGREGATES, NONDETERMINISTIC, PREFIX, SCALAR_FUNCTIONS, register_all
+from .functions.registry import AGGREGATES, NONDETERMINISTIC, PREFIX, SCALAR_FUNCTIONS, arities, register_all
 from .functions.strings import (
     ascii_,
     chr_,

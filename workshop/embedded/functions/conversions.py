@@ -10,13 +10,8 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from .datefmt import (
-    DEFAULT_DATE_FORMAT,
-    DEFAULT_TIMESTAMP_FORMAT,
-    DEFAULT_TIMESTAMP_TZ_FORMAT,
-    format_datetime,
-    parse_datetime,
-)
+from .dateparse import parse_datetime
+from .datefmt import DEFAULT_DATE_FORMAT, DEFAULT_TIMESTAMP_FORMAT, DEFAULT_TIMESTAMP_TZ_FORMAT, format_datetime
 from .datetimes import DATE, TIMESTAMP, TIMESTAMP_TZ, datetime_value, is_datetime_text, render, round_date, trunc_date
 from .intervals import is_interval_text
 from .numbers import round_number, trunc_number

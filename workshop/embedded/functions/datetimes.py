@@ -159,7 +159,7 @@ def _checked(fn, *args):  # type: ignore[no-untyped-def]
 def _precision(value: object) -> int:
     digits = 6 if value is None else as_int(value)
     if digits is None or not 0 <= digits <= 9:
-        raise OracleFunctionError(1428, f"argument '{digits}' is out of range")
+        raise OracleFunctionError(1428, str(digits))
     return min(digits, 6)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 # Oracle's message text for the codes this library raises (ORA- numbers, without prefix).
 MESSAGES: dict[int, str] = {
     1426: "numeric overflow",
-    1428: "argument is out of range",
+    1428: "argument '{}' is out of range",
     1465: "invalid hex number",
     1476: "divisor is equal to zero",
     1481: "invalid number format model",
@@ -35,6 +35,7 @@ MESSAGES: dict[int, str] = {
     1855: "AM/A.M. or PM/P.M. required",
     1858: "a non-numeric character was found where a numeric was expected",
     1861: "literal does not match format string",
+    1862: "the numeric value does not match the length of the format item",
     1867: "the interval is invalid",
     1873: "the leading precision of the interval is too small",
     1874: "time zone hour must be between -15 and 15",
@@ -60,7 +61,10 @@ class OracleFunctionError(Exception):
     def __init__(self, code: int, detail: str | None = None) -> None:
         self.code = code
         base = MESSAGES.get(code, "error")
-        text = f"{base}: {detail}" if detail else base
+        if "{}" in base:  # Oracle puts the offending value inside the message
+            text = base.format(detail if detail is not None else "")
+        else:
+            text = f"{base}: {detail}" if detail else base
         self.message = f"ORA-{code:05d}: {text}"
         super().__init__(self.message)
 

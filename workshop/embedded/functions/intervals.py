@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
-from .datetimes import DATE, TIMESTAMP, TIMESTAMP_TZ, datetime_value, local_tz, render
+from .datetimes import datetime_value, local_tz, render
 from .errors import OracleFunctionError
 from .values import as_number, as_text, to_decimal
 
@@ -291,11 +291,8 @@ def interval_compare(a: object, b: object) -> int | None:
 
 
 __all__ = [
-    "DATE",
     "DS",
     "Interval",
-    "TIMESTAMP",
-    "TIMESTAMP_TZ",
     "YM",
     "interval_add",
     "interval_compare",

@@ -23,7 +23,7 @@ def _arg(value: object) -> Decimal | None:
 
 
 def _out_of_range(value: object) -> OracleFunctionError:
-    return OracleFunctionError(1428, f"argument '{value}' is out of range")
+    return OracleFunctionError(1428, str(value))
 
 
 def _quantize(value: Decimal, places: int, rounding: str) -> Decimal:
@@ -113,7 +113,7 @@ def power(n2: object, n1: object) -> Number | None:
     if base < 0 and exponent != exponent.to_integral_value():
         raise _out_of_range(n1)
     if base == 0 and exponent < 0:
-        raise OracleFunctionError(1428, "argument '0' is out of range")
+        raise OracleFunctionError(1428, "0")
     if exponent == exponent.to_integral_value() and abs(exponent) <= 1000:
         with localcontext() as ctx:
             ctx.prec = _PRECISION

@@ -84,9 +84,9 @@ def ora_hash(expr: object, max_bucket: object = _UINT32, seed_value: object = 0)
     if bucket is None or seed is None:
         return None
     if not 0 <= bucket <= _UINT32:
-        raise OracleFunctionError(1428, f"argument '{bucket}' is out of range")
+        raise OracleFunctionError(1428, str(bucket))
     if not 0 <= seed <= _UINT32:
-        raise OracleFunctionError(1428, f"argument '{seed}' is out of range")
+        raise OracleFunctionError(1428, str(seed))
     if expr is None or expr == "":
         return None
     digest = hashlib.blake2b(_canonical(expr), digest_size=8, key=seed.to_bytes(4, "big")).digest()

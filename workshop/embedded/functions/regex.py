@@ -238,14 +238,14 @@ def compile_oracle_regex(pattern: str, match_param: object = None) -> re.Pattern
 def _position(value: object) -> int | None:
     pos = as_int(value)
     if pos is not None and pos < 1:
-        raise OracleFunctionError(1428, f"argument '{pos}' is out of range")
+        raise OracleFunctionError(1428, str(pos))
     return pos
 
 
 def _occurrence(value: object, minimum: int) -> int | None:
     nth = as_int(value)
     if nth is not None and nth < minimum:
-        raise OracleFunctionError(1428, f"argument '{nth}' is out of range")
+        raise OracleFunctionError(1428, str(nth))
     return nth
 
 

@@ -39,7 +39,7 @@ def instr(string: object, substring: object, position: object = 1, occurrence: o
     if text is None or needle is None or pos is None or nth is None:
         return None
     if nth < 1:
-        raise OracleFunctionError(1428, f"argument '{nth}' is out of range")
+        raise OracleFunctionError(1428, str(nth))
     if pos == 0:
         return 0
     if pos > 0:
@@ -183,14 +183,14 @@ def chr_(n: object) -> str | None:
     if code is None:
         return None
     if code < 0:
-        raise OracleFunctionError(1428, f"argument '{code}' is out of range")
+        raise OracleFunctionError(1428, str(code))
     if code < 128:
         return chr(code)
     raw = code.to_bytes((code.bit_length() + 7) // 8, "big")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise OracleFunctionError(1428, f"argument '{code}' is not a UTF-8 character") from exc
+        raise OracleFunctionError(1428, f"{code} (not a UTF-8 character)") from exc
 
 
 def ascii_(char: object) -> int | None:
