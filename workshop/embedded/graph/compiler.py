@@ -34,7 +34,7 @@ def compile_graph_table(body: list[Token], resolve_graph: GraphResolver) -> str:
     names = _column_names(query, stars)
     all_branches: list[Branch] = []
     for variant in shapes:
-        all_branches.extend(branches(variant))
+        all_branches.extend(branches(variant, MAX_BRANCHES - len(all_branches)))
         if len(all_branches) > MAX_BRANCHES:
             raise unsupported(f"a pattern expanding to more than {MAX_BRANCHES} join branches")
     if not all_branches:
@@ -127,15 +127,26 @@ def _branch_sql(branch: Branch, query: GraphTableQuery, graph: GraphDef, declare
 
     for step, orientation in zip(variant.steps, branch.orientations):
         edge = branch.tables[step.edge]
+        e = aliases[step.edge]
+
+        def matches(end, vertex: int) -> str:
+            return " AND ".join(f"{_col(e, ec)} = {_col(aliases[vertex], vc)}"
+                                for ec, vc in zip(end.edge_columns, end.vertex_columns))
+
+        if orientation == "either":
+            forward = f"{matches(edge.source, step.left)} AND {matches(edge.destination, step.right)}"
+            backward = f"{matches(edge.destination, step.left)} AND {matches(edge.source, step.right)}"
+            attach(f"(({forward}) OR ({backward}))", (step.edge, step.left, step.right))
+            # Implied by the condition above; lets SQLite reach the edge from an already joined end
+            # through the source and destination indexes (MULTI-INDEX OR) instead of a scan.
+            anchor = next((v for v in (step.left, step.right) if position[v] < position[step.edge]), None)
+            if anchor is not None:
+                attach(f"(({matches(edge.source, anchor)}) OR ({matches(edge.destination, anchor)}))",
+                       (step.edge, anchor))
+            continue
         near, far = (edge.source, edge.destination) if orientation == "forward" else (edge.destination, edge.source)
-        for end, vertex in ((near, step.left), (far, step.right)):
-            for ec, vc in zip(end.edge_columns, end.vertex_columns):
-                attach(f"{_col(aliases[step.edge], ec)} = {_col(aliases[vertex], vc)}", (step.edge, vertex))
-        if step.direction == "any" and orientation == "reverse" and edge.source.vertex_table == edge.destination.vertex_table:
-            # A self-loop read backwards is the same binding as read forwards: count it once.
-            key = branch.tables[step.left].key
-            same = " AND ".join(f"{_col(aliases[step.left], k)} = {_col(aliases[step.right], k)}" for k in key)
-            attach(f"NOT ({same})", (step.edge, step.left, step.right))
+        attach(matches(near, step.left), (step.edge, step.left))
+        attach(matches(far, step.right), (step.edge, step.right))
 
     conditions = list(where)
     for ctx, tokens in _conditions(variant, query, graph, declared, branch, aliases):

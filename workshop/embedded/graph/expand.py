@@ -77,7 +77,7 @@ class Variant:
 class Branch:
     variant: Variant
     tables: dict[int, ElementTable]
-    orientations: list[str]                # per step: "forward" (left is source) | "reverse"
+    orientations: list[str]                # per step: "forward" (left is source) | "reverse" | "either"
 
 
 @dataclass
@@ -292,8 +292,8 @@ def assign_candidates(variant: Variant, graph: GraphDef) -> None:
         node.candidates = [t for t in tables if all(l.matches(t.label_names()) for l in node.labels)]
 
 
-def branches(variant: Variant) -> list[Branch]:
-    """All consistent (table assignment, orientation) combinations of a variant."""
+def branches(variant: Variant, limit: int = MAX_BRANCHES) -> list[Branch]:
+    """All consistent (table assignment, orientation) combinations of a variant (at most `limit`)."""
     out: list[Branch] = []
     order = variant.order
     steps_by_node: dict[int, list[int]] = {}
@@ -310,18 +310,18 @@ def branches(variant: Variant) -> list[Branch]:
             return ["forward"] if forward else []
         if step.direction == "left":
             return ["reverse"] if backward else []
-        out_options = ["forward"] if forward else []
-        # The reverse reading of a self-loop binds exactly the same elements: keep it once.
-        if backward and step.left != step.right:
-            out_options.append("reverse")
-        return out_options
+        if edge.source.vertex_table == edge.destination.vertex_table:
+            # One join whose condition accepts both readings: a self-loop then matches once,
+            # any other edge once per orientation, and the branch count does not double.
+            return ["either"] if forward else []
+        return ["forward"] if forward else (["reverse"] if backward else [])
 
     def search(k: int, tables: dict[int, ElementTable]) -> None:
         if k == len(order):
             per_step = [options(s, tables) for s in variant.steps]
             for combo in itertools.product(*per_step):
                 out.append(Branch(variant, dict(tables), list(combo)))
-                if len(out) > MAX_BRANCHES:
+                if len(out) > limit:
                     raise unsupported(f"a pattern expanding to more than {MAX_BRANCHES} join branches")
             return
         node = variant.nodes[order[k]]
