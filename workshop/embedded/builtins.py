@@ -121,7 +121,9 @@ def _format_float(value: float, fmt: str) -> str:
         text = f"{value:.17E}"
     mantissa, exponent = text.split("E")
     mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
-    return f"{mantissa}E{int(exponent):+03d}"
+    if "." not in mantissa:
+        mantissa += ".0"
+    return f"{mantissa}E{int(exponent):+04d}"
 
 
 def vector_norm(value: Any) -> float | None:

@@ -406,11 +406,14 @@ class Engine:
             returning = [list(col) for col in zip(*rows)] if rows else [[] for _ in plan.returning]
             count = len(rows)
         else:
-            cur = self.db.execute(plan.sql, params)
-            count = cur.rowcount
+            count = self._changes(self.db.execute(plan.sql, params))
             for extra in plan.extra:
-                count += self.db.execute(extra, params).rowcount
+                count += self._changes(self.db.execute(extra, params))
         return Result(rowcount=count, returning=returning)
+
+    def _changes(self, cur: sqlite3.Cursor) -> int:
+        """Rows the statement changed (triggers excluded); sqlite3 reports -1 for WITH ... INSERT."""
+        return cur.rowcount if cur.rowcount >= 0 else self.db.execute("SELECT changes()").fetchone()[0]
 
     def execute_many(self, sql: str, rows: list, input_types: Any, batcherrors: bool) -> tuple[int, list, list]:
         """executemany: one translation, one prepared statement, per-row errors optional."""

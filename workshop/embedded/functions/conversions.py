@@ -9,10 +9,22 @@ other text is VARCHAR2. The translator can call the typed variants (``to_char_da
 from __future__ import annotations
 
 import datetime as _dt
+import re
 
 from .dateparse import parse_datetime
 from .datefmt import DEFAULT_DATE_FORMAT, DEFAULT_TIMESTAMP_FORMAT, DEFAULT_TIMESTAMP_TZ_FORMAT, format_datetime
-from .datetimes import DATE, TIMESTAMP, TIMESTAMP_TZ, datetime_value, is_datetime_text, render, round_date, trunc_date
+from .datetimes import (
+    DATE,
+    TIMESTAMP,
+    TIMESTAMP_TZ,
+    build_datetime,
+    datetime_value,
+    is_datetime_text,
+    local_tz,
+    render,
+    round_date,
+    trunc_date,
+)
 from .intervals import is_interval_text
 from .numbers import round_number, trunc_number
 from .numfmt import to_char_number
@@ -50,6 +62,31 @@ def to_char(value: object, fmt: object = MISSING, nlsparam: object = None) -> st
     return to_char_number(value, fmt)
 
 
+# Inputs in exactly the default format skip the general parser (same result, ~10x faster).
+_DEFAULT_SHAPE = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?: ?([+-])(\d{2}):(\d{2}))?)?\Z"
+)
+
+
+def _default_shape(text: str, kind: str) -> _dt.datetime | None:
+    match = _DEFAULT_SHAPE.match(text)
+    if not match:
+        return None
+    year, month, day, hour, minute, second, frac, sign, tzh, tzm = match.groups()
+    if (frac is not None and kind == DATE) or (sign is not None and kind != TIMESTAMP_TZ):
+        return None  # the general parser reports the error
+    micro = int(frac.ljust(6, "0")[:6]) if frac else 0
+    value = build_datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0), micro)
+    if kind != TIMESTAMP_TZ:
+        return value
+    if sign is None:
+        return value.replace(tzinfo=local_tz())
+    if int(tzh) > 15 or int(tzm) > 59:
+        return None
+    offset = _dt.timedelta(hours=int(tzh), minutes=int(tzm))
+    return value.replace(tzinfo=_dt.timezone(-offset if sign == "-" else offset))
+
+
 def _to_datetime(text: object, fmt: object, nlsparam: object, kind: str, default: str) -> str | None:
     check_nls(nlsparam)
     if isinstance(text, (_dt.datetime, _dt.date)) and fmt is MISSING:
@@ -60,6 +97,10 @@ def _to_datetime(text: object, fmt: object, nlsparam: object, kind: str, default
     mask = default if fmt is MISSING else as_text(fmt)
     if body is None or mask is None:
         return None
+    if fmt is MISSING:
+        quick = _default_shape(body, kind)
+        if quick is not None:
+            return render(quick, kind)
     return render(parse_datetime(body, mask, kind), kind)
 
 

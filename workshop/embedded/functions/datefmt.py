@@ -148,15 +148,9 @@ def _element_text(token: Token, dt: _dt.datetime, kind: str, fm: bool) -> str:
         return num(year % 10, 1)
     if name == "Y,YYY":
         return f"{year // 1000},{year % 1000:03d}"
-    iso_year, iso_week, _ = dt.isocalendar()
-    if name == "IYYY":
-        return num(iso_year, 4)
-    if name == "IYY":
-        return num(iso_year % 1000, 3)
-    if name == "IY":
-        return num(iso_year % 100, 2)
-    if name == "I":
-        return num(iso_year % 10, 1)
+    if name in ("IYYY", "IYY", "IY", "I"):
+        width = len(name)
+        return num(dt.isocalendar()[0] % 10**width, width)
     if name in ("CC", "SCC"):
         return num((year - 1) // 100 + 1, 2)
     if name == "Q":
@@ -174,7 +168,7 @@ def _element_text(token: Token, dt: _dt.datetime, kind: str, fm: bool) -> str:
     if name == "WW":
         return num((dt.timetuple().tm_yday - 1) // 7 + 1, 2)
     if name == "IW":
-        return num(iso_week, 2)
+        return num(dt.isocalendar()[1], 2)
     if name == "W":
         return num((dt.day - 1) // 7 + 1, 1)
     if name == "DDD":

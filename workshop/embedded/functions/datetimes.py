@@ -70,27 +70,27 @@ def build_datetime(
     return _dt.datetime(year, month, day, hour, minute, second, micro, tzinfo=tz)
 
 
-def parse_datetime_text(text: str) -> _dt.datetime:
-    """Parse the engine's datetime text (any of the three forms, also date-only or 'T')."""
+def _parse_text(text: str) -> tuple[_dt.datetime, str]:
     match = _TEXT.match(text)
     if not match:
         raise OracleFunctionError(1861, repr(text))
     year, month, day, hour, minute, second, frac, tz = match.groups()
-    micro = int((frac or "").ljust(6, "0")[:6])
-    return build_datetime(
+    micro = int((frac or "").ljust(6, "0")[:6]) if frac else 0
+    value = build_datetime(
         int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0), micro,
         _offset(tz) if tz else None,
     )
+    return value, (TIMESTAMP_TZ if tz else TIMESTAMP if frac is not None else DATE)
+
+
+def parse_datetime_text(text: str) -> _dt.datetime:
+    """Parse the engine's datetime text (any of the three forms, also date-only or 'T')."""
+    return _parse_text(text)[0]
 
 
 def text_kind(text: str) -> str:
     """The Oracle type a datetime text stands for (DATE, TIMESTAMP or TIMESTAMP WITH TIME ZONE)."""
-    match = _TEXT.match(text)
-    if not match:
-        raise OracleFunctionError(1861, repr(text))
-    if match.group(8):
-        return TIMESTAMP_TZ
-    return TIMESTAMP if match.group(7) is not None else DATE
+    return _parse_text(text)[1]
 
 
 def is_datetime_text(value: object) -> bool:
@@ -107,7 +107,7 @@ def datetime_value(value: object) -> tuple[_dt.datetime, str] | None:
     if isinstance(value, _dt.date):
         return _dt.datetime(value.year, value.month, value.day), DATE
     if isinstance(value, str):
-        return parse_datetime_text(value), text_kind(value)
+        return _parse_text(value)
     raise OracleFunctionError(1861, f"{type(value).__name__} is not a datetime")
 
 

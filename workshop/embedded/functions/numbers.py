@@ -9,7 +9,7 @@ BINARY_DOUBLE rounding (half to even) is not modelled: the engine stores both as
 from __future__ import annotations
 
 import math
-from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, ROUND_HALF_UP, Decimal, localcontext
+from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, ROUND_HALF_UP, Context, Decimal, localcontext
 
 from .errors import OracleFunctionError
 from .values import Number, as_int, as_number, number_out, to_decimal
@@ -26,15 +26,21 @@ def _out_of_range(value: object) -> OracleFunctionError:
     return OracleFunctionError(1428, str(value))
 
 
+_CONTEXT = Context(prec=_PRECISION)
+_EXPONENTS = {places: Decimal(1).scaleb(-places) for places in range(-40, 41)}
+
+
 def _quantize(value: Decimal, places: int, rounding: str) -> Decimal:
-    with localcontext() as ctx:
-        ctx.prec = max(_PRECISION, abs(value.adjusted()) + abs(places) + 3)
-        exponent = Decimal(1).scaleb(-places)
-        return value.quantize(exponent, rounding=rounding)
+    exponent = _EXPONENTS.get(places) or Decimal(1).scaleb(-places)
+    digits = abs(value.adjusted()) + abs(places) + 3
+    context = _CONTEXT if digits <= _PRECISION else Context(prec=digits)
+    return value.quantize(exponent, rounding=rounding, context=context)
 
 
 def round_number(n: object, places: object = 0) -> Number | None:
     """ROUND(n[, integer]): half away from zero; negative places round left of the point."""
+    if isinstance(n, int) and isinstance(places, int) and places >= 0:
+        return number_out(n)  # integers are already rounded
     value = _arg(n)
     digits = as_int(places)
     if value is None or digits is None:

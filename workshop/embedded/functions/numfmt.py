@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal, localcontext
+from decimal import ROUND_HALF_UP, Context, Decimal
 from functools import lru_cache
 
 from .errors import OracleFunctionError
@@ -122,9 +122,8 @@ def parse_number_format(fmt: str) -> NumberFormat:
 
 
 def _round(value: Decimal, places: int) -> Decimal:
-    with localcontext() as ctx:
-        ctx.prec = max(60, abs(value.adjusted()) + places + 5)
-        return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    context = Context(prec=max(60, abs(value.adjusted()) + abs(places) + 5))
+    return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP, context=context)
 
 
 def _roman(number: int) -> str:

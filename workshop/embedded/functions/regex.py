@@ -323,13 +323,17 @@ def regexp_replace(
         return None
     compiled = compile_oracle_regex(regex, match_param)
     expand = _replacement(as_text(replace_string) or "")
-    head, tail = text[: pos - 1], text[pos - 1 :]
-    if nth == 0:
-        return text_out(head + compiled.sub(expand, tail))
-    match = _nth_match(compiled, tail, 1, nth)
-    if match is None:
-        return text
-    return text_out(head + tail[: match.start()] + expand(match) + tail[match.end() :])
+    pieces: list[str] = []
+    done = 0
+    for count, match in enumerate(compiled.finditer(text, pos - 1), start=1):
+        if nth in (0, count):
+            pieces.append(text[done : match.start()])
+            pieces.append(expand(match))
+            done = match.end()
+            if nth:
+                break
+    pieces.append(text[done:])
+    return text_out("".join(pieces))
 
 
 def regexp_substr(

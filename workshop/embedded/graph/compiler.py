@@ -14,7 +14,7 @@ from .errors import (DUPLICATE_COLUMN_NAME, GROUP_VARIABLE_IN_COLUMNS, GraphErro
 from .expand import MAX_BRANCHES, Branch, GroupBinding, Variant, assign_candidates, branches, elements, variants
 from .expressions import Context, rewrite, star_properties
 from .lexer import Token, identifier_name, quote_identifier
-from .model import GraphDef
+from .model import EdgeEnd, GraphDef
 from .pattern import ColumnDef, GraphTableQuery, parse_graph_table
 
 GraphResolver = Callable[[str], "GraphDef | None"]
@@ -117,40 +117,9 @@ def _branch_sql(branch: Branch, query: GraphTableQuery, graph: GraphDef, declare
                 stars: dict[int, list[str]]) -> str:
     variant = branch.variant
     aliases = {node_id: f"{variant.nodes[node_id].kind[0]}{k}" for k, node_id in enumerate(variant.order)}
-    position = {node_id: k for k, node_id in enumerate(variant.order)}
-    on: dict[int, list[str]] = {node_id: [] for node_id in variant.order}
-    where: list[str] = []
-
-    def attach(condition: str, nodes: tuple[int, ...]) -> None:
-        last = max(nodes, key=position.__getitem__)
-        (where if position[last] == 0 else on[last]).append(condition)
-
-    for step, orientation in zip(variant.steps, branch.orientations):
-        edge = branch.tables[step.edge]
-        e = aliases[step.edge]
-
-        def matches(end, vertex: int) -> str:
-            return " AND ".join(f"{_col(e, ec)} = {_col(aliases[vertex], vc)}"
-                                for ec, vc in zip(end.edge_columns, end.vertex_columns))
-
-        if orientation == "either":
-            forward = f"{matches(edge.source, step.left)} AND {matches(edge.destination, step.right)}"
-            backward = f"{matches(edge.destination, step.left)} AND {matches(edge.source, step.right)}"
-            attach(f"(({forward}) OR ({backward}))", (step.edge, step.left, step.right))
-            # Implied by the condition above; lets SQLite reach the edge from an already joined end
-            # through the source and destination indexes (MULTI-INDEX OR) instead of a scan.
-            anchor = next((v for v in (step.left, step.right) if position[v] < position[step.edge]), None)
-            if anchor is not None:
-                attach(f"(({matches(edge.source, anchor)}) OR ({matches(edge.destination, anchor)}))",
-                       (step.edge, anchor))
-            continue
-        near, far = (edge.source, edge.destination) if orientation == "forward" else (edge.destination, edge.source)
-        attach(matches(near, step.left), (step.edge, step.left))
-        attach(matches(far, step.right), (step.edge, step.right))
-
-    conditions = list(where)
+    on, where = _join_conditions(branch, aliases)
     for ctx, tokens in _conditions(variant, query, graph, declared, branch, aliases):
-        conditions.append(f"({rewrite(tokens, ctx)})")
+        where.append(f"({rewrite(tokens, ctx)})")
     columns: list[str] = []
     ctx = Context(graph, variant.nodes, variant.scope, declared, "COLUMNS", False, branch, aliases)
     for k, column in enumerate(query.columns):
@@ -164,8 +133,7 @@ def _branch_sql(branch: Branch, query: GraphTableQuery, graph: GraphDef, declare
 
     from_parts = []
     for node_id in variant.order:
-        table = branch.tables[node_id]
-        ref = f"{table.table_sql()} {quote_identifier(aliases[node_id])}"
+        ref = f"{branch.tables[node_id].table_sql()} {quote_identifier(aliases[node_id])}"
         if not from_parts:
             from_parts.append(f"FROM {ref}")
         elif on[node_id]:
@@ -173,9 +141,46 @@ def _branch_sql(branch: Branch, query: GraphTableQuery, graph: GraphDef, declare
         else:
             from_parts.append(f"CROSS JOIN {ref}")
     sql = f"SELECT {select} " + " ".join(from_parts)
-    if conditions:
-        sql += " WHERE " + " AND ".join(conditions)
-    return sql
+    return sql + (" WHERE " + " AND ".join(where) if where else "")
+
+
+def _join_conditions(branch: Branch, aliases: dict[int, str]) -> tuple[dict[int, list[str]], list[str]]:
+    """Edge-to-vertex join conditions, each attached to the ON clause of the last table it needs."""
+    variant = branch.variant
+    position = {node_id: k for k, node_id in enumerate(variant.order)}
+    on: dict[int, list[str]] = {node_id: [] for node_id in variant.order}
+    where: list[str] = []
+
+    def attach(condition: str, *nodes: int) -> None:
+        last = max(nodes, key=position.__getitem__)
+        (where if position[last] == 0 else on[last]).append(condition)
+
+    for step, orientation in zip(variant.steps, branch.orientations):
+        edge = branch.tables[step.edge]
+        e = aliases[step.edge]
+        if orientation == "either":
+            left, right = aliases[step.left], aliases[step.right]
+            forward = f"{_end_match(e, edge.source, left)} AND {_end_match(e, edge.destination, right)}"
+            backward = f"{_end_match(e, edge.destination, left)} AND {_end_match(e, edge.source, right)}"
+            attach(f"(({forward}) OR ({backward}))", step.edge, step.left, step.right)
+            # Implied by the condition above; lets SQLite reach the edge from an already joined end
+            # through the source and destination indexes (MULTI-INDEX OR) instead of a scan.
+            anchor = next((v for v in (step.left, step.right) if position[v] < position[step.edge]), None)
+            if anchor is not None:
+                a = aliases[anchor]
+                attach(f"(({_end_match(e, edge.source, a)}) OR ({_end_match(e, edge.destination, a)}))",
+                       step.edge, anchor)
+            continue
+        near, far = (edge.source, edge.destination) if orientation == "forward" else (edge.destination, edge.source)
+        attach(_end_match(e, near, aliases[step.left]), step.edge, step.left)
+        attach(_end_match(e, far, aliases[step.right]), step.edge, step.right)
+    return on, where
+
+
+def _end_match(edge_alias: str, end: EdgeEnd, vertex_alias: str) -> str:
+    """The edge's SOURCE or DESTINATION key equals the referenced columns of a vertex."""
+    return " AND ".join(f"{_col(edge_alias, ec)} = {_col(vertex_alias, vc)}"
+                        for ec, vc in zip(end.edge_columns, end.vertex_columns))
 
 
 def _col(alias: str, column: str) -> str:

@@ -257,26 +257,33 @@ class _Evaluator:
 
     def _phrase_starts(self, slots: tuple) -> tuple[np.ndarray, np.ndarray]:
         """(rowid, start position) of every occurrence of the phrase, sorted."""
+        lists = [(offset, self._slot_positions(slot)) for offset, slot in enumerate(slots) if not self._is_stop(slot)]
+        docs = None
+        for _, (rids, _) in lists:
+            present = np.unique(rids)
+            docs = present if docs is None else _intersect_sorted(docs, present)
+        if docs is None or len(docs) == 0:
+            return _EMPTY, _EMPTY
         keys = None
-        for offset, slot in enumerate(slots):
-            if self._is_stop(slot):
-                continue
-            rids, pos = self._slot_positions(slot)
+        for offset, (rids, pos) in lists:
+            # key = (index of the document among candidates, phrase start): sorted, no rowid overflow
+            doc = np.searchsorted(docs, rids)
+            doc[doc == len(docs)] = 0
             start = pos - offset
-            ok = start >= 0                      # leading stopwords need words before
-            k = (rids[ok] << 32) | start[ok]
+            ok = (docs[doc] == rids) & (start >= 0)      # leading stopwords need words before
+            k = (doc[ok] << 32) | start[ok]
             keys = k if keys is None else _intersect_sorted(keys, k)
             if len(keys) == 0:
                 return _EMPTY, _EMPTY
-        rids, starts = keys >> 32, keys & 0xFFFFFFFF
+        rids, starts = docs[keys >> 32], keys & 0xFFFFFFFF
         trailing = 0
         for slot in reversed(slots):
             if not self._is_stop(slot):
                 break
             trailing += 1
-        if trailing:                              # trailing stopwords need words after
-            lengths = self.r.doc_lengths(np.unique(rids))
-            doc_len = lengths[np.searchsorted(np.unique(rids), rids)]
+        if trailing:                                      # trailing stopwords need words after
+            present = np.unique(rids)
+            doc_len = self.r.doc_lengths(present)[np.searchsorted(present, rids)]
             ok = starts + len(slots) <= doc_len
             rids, starts = rids[ok], starts[ok]
         return rids, starts
