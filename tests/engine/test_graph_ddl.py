@@ -124,6 +124,15 @@ def test_quoted_identifiers_keep_their_case_and_unquoted_are_upper_cased():
     assert props(mixed, "Thing") == [("lbl", "Label", None), ("id", "id", None)]
 
 
+def test_columns_reported_in_another_case_are_matched_case_insensitively():
+    lower = {"PAPER": ["arxiv_id", "title"]}
+    g = parse_create_property_graph("CREATE PROPERTY GRAPH g VERTEX TABLES (paper KEY (arxiv_id) PROPERTIES (title AS t, arxiv_id))",
+                                    lower.get)
+    paper = g.vertex_tables[0]
+    assert paper.key == ["arxiv_id"]
+    assert props(paper, "PAPER") == [("T", "title", None), ("arxiv_id", "arxiv_id", None)]
+
+
 def test_if_not_exists_flag_and_json_round_trip():
     g = parse("CREATE PROPERTY GRAPH IF NOT EXISTS g VERTEX TABLES (paper KEY (arxiv_id) "
               "LABEL p PROPERTIES (title, year * 2 AS twice)) -- trailing comment")

@@ -111,6 +111,8 @@ def test_abbreviated_arrows(db):
     assert Counter(run(db, gt("MATCH (a IS author)->(b) COLUMNS (a.name AS a, b.arxiv_id AS b)"))) \
         == Counter((dict(AUTHORS)[a], p) for a, p in WROTE)
     assert len(run(db, gt("MATCH (b IS paper)<-(a IS author) COLUMNS (b.arxiv_id AS b)"))) == len(WROTE)
+    any_way = run(db, gt("MATCH (a IS paper)<->(b IS %) COLUMNS (a.arxiv_id AS a)"))
+    assert len(any_way) == 2 * len(SIMILAR) - 1 + len(WROTE)   # the self-loop once, wrote edges once each
 
 
 def test_any_direction_matches_both_orientations_and_self_loops_once(db):
