@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from functools import lru_cache
 
 from .datefmt import _NUMERIC, _TIME_ELEMENTS, _UNSUPPORTED, MONTHS, ROMAN_MONTHS, Token, tokenize
 from .datetimes import DATE, TIMESTAMP_TZ, build_datetime, day_index, local_tz
@@ -110,6 +111,11 @@ def parse_datetime(text: str, fmt: str, kind: str, today: _dt.date | None = None
     tokens = tokenize(fmt)
     _check_elements(tokens, kind)
     today = today or _dt.date.today()
+    plan = _fast_plan(fmt)
+    if plan is not None:
+        match = plan[0].match(text)
+        if match:
+            return _assemble(_fast_fields(plan[1], match.groups()), kind, today)
     fx = any(t.kind == "fx" for t in tokens)
     reader = _Reader(text, fx)
     fields: dict[str, object] = {}
@@ -167,6 +173,50 @@ def _check_elements(tokens: tuple[Token, ...], kind: str) -> None:
             raise OracleFunctionError(1821, f"{token.name} in a DATE format")
         if token.name in ("TZH", "TZM", "TZR") and kind != TIMESTAMP_TZ:
             raise OracleFunctionError(1821, f"{token.name} needs TIMESTAMP WITH TIME ZONE")
+
+
+_FAST = {"YYYY": ("year", 4), "RRRR": ("year", 4), "MM": ("month", 2), "DD": ("day", 2),
+         "HH24": ("hour", 2), "MI": ("minute", 2), "SS": ("second", 2)}  # fmt: skip
+_FAST_LIMITS = {"month": (1, 12, 1843), "day": (1, 31, 1847), "hour": (0, 23, 1850),
+                "minute": (0, 59, 1851), "second": (0, 59, 1852)}  # fmt: skip
+
+
+@lru_cache(maxsize=256)
+def _fast_plan(fmt: str) -> tuple[re.Pattern[str], tuple[str, ...]] | None:
+    """An exact regex for formats made only of fixed-width numbers and punctuation.
+
+    Input that matches it exactly (every field at full width, the same punctuation) gives the
+    same result as the general parser; anything else goes through the general parser.
+    """
+    pattern, fields = [], []
+    for token in tokenize(fmt):
+        if token.kind in ("punct", "text"):
+            pattern.append(re.escape(token.name))
+        elif token.kind == "elem" and token.name in _FAST and not token.suffix:
+            field, width = _FAST[token.name]
+            pattern.append(f"(\\d{{{width}}})")
+            fields.append(field)
+        elif token.kind == "elem" and token.name.startswith("FF"):
+            pattern.append(f"(\\d{{1,{token.name[2:] or 9}}})")
+            fields.append("micro")
+        else:
+            return None
+    return re.compile("".join(pattern) + r"\Z"), tuple(fields)
+
+
+def _fast_fields(fields: tuple[str, ...], values: tuple[str, ...]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for field, text in zip(fields, values):
+        if field == "micro":
+            out[field] = int(text.ljust(6, "0")[:6])
+            continue
+        number = int(text)
+        if field in _FAST_LIMITS:
+            low, high, code = _FAST_LIMITS[field]
+            if not low <= number <= high:
+                raise OracleFunctionError(code)
+        out[field] = number
+    return out
 
 
 def _check_rest(rest: tuple[Token, ...]) -> None:
