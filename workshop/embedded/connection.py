@@ -11,6 +11,7 @@ import os
 from typing import Any, Callable, Iterator
 
 import oracledb
+from oracledb import errors as _oracle_errors
 
 from . import values as V
 from .engine import Engine, Result
@@ -110,7 +111,7 @@ class EmbeddedCursor:
 
     def _check_open(self) -> None:
         if self._closed:
-            raise oracledb.InterfaceError(oracledb.errors._Error(message="DPY-1006: cursor is not open"))
+            raise oracledb.InterfaceError(_oracle_errors._Error(message="DPY-1006: cursor is not open"))
         self.connection._check_open()
 
     # -------------------------------------------------------------- binds
@@ -385,7 +386,7 @@ class EmbeddedConnection(oracledb.Connection):
 
     def _check_open(self) -> None:
         if not getattr(self, "_open", False):
-            raise oracledb.InterfaceError(oracledb.errors._Error(message="DPY-1001: not connected to database"))
+            raise oracledb.InterfaceError(_oracle_errors._Error(message="DPY-1001: not connected to database"))
 
     # -------------------------------------------------------------- attributes python-oracledb exposes
     @property
@@ -519,7 +520,7 @@ class EmbeddedPool(oracledb.ConnectionPool):
 
     def acquire(self, *args, **kwargs) -> EmbeddedConnection:
         if not self._opened:
-            raise oracledb.InterfaceError(oracledb.errors._Error(message="DPY-1002: connection pool is not open"))
+            raise oracledb.InterfaceError(_oracle_errors._Error(message="DPY-1002: connection pool is not open"))
         conn = self._free.pop() if self._free else EmbeddedConnection(self._path)
         conn.pool = self
         self._busy.add(id(conn))

@@ -382,11 +382,10 @@ class Engine:
             cur = self.db.execute(plan.sql, params)
             return cur.fetchall(), cur.description
         k = int(k)
-        ranked = self.vector_cache.ranked_rowids(topk.table, topk.column, B.as_vector_blob(query), topk.metric)
-        total = len(ranked)
+        nearest, total = self.vector_cache.nearest(topk.table, topk.column, B.as_vector_blob(query), topk.metric)
         take = max(k * 4, 64)
         while True:
-            params[topk.candidates_param] = json.dumps(ranked[:take].tolist())
+            params[topk.candidates_param] = json.dumps(nearest(take).tolist())
             cur = self.db.execute(plan.sql, params)
             rows = cur.fetchall()
             if len(rows) >= k or take >= total:

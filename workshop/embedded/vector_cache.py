@@ -54,17 +54,23 @@ class VectorCache:
         self._entries[(table, column)] = entry
         return entry
 
-    def ranked_rowids(self, table: str, column: str, query_blob: bytes, metric: str) -> np.ndarray:
-        """All rowids ordered by distance to the query (exact), nearest first."""
+    def nearest(self, table: str, column: str, query_blob: bytes, metric: str):
+        """A function take -> the `take` nearest rowids in distance order (exact), plus the row count."""
         entry = self.matrix(table, column)
-        if len(entry.rowids) == 0:
-            return entry.rowids
+        total = len(entry.rowids)
+        if total == 0:
+            return (lambda take: entry.rowids), 0
         q = V.vector_numpy(query_blob).astype(np.float32)
         if q.shape[0] != entry.matrix.shape[1]:
             raise EngineError(51808, f"Incorrect vector dimension number: {q.shape[0]} vs {entry.matrix.shape[1]}")
         distances = self.distances(entry, q, metric)
-        order = np.argsort(distances, kind="stable")
-        return entry.rowids[order]
+
+        def take_nearest(take: int) -> np.ndarray:
+            if take >= total:
+                return entry.rowids[np.argsort(distances, kind="stable")]
+            part = np.argpartition(distances, take)[:take]
+            return entry.rowids[part[np.argsort(distances[part], kind="stable")]]
+        return take_nearest, total
 
     @staticmethod
     def distances(entry: _Matrix, q: np.ndarray, metric: str) -> np.ndarray:
