@@ -155,6 +155,17 @@ def test_registered_aggregates_run_in_sql(conn):
     assert truncated == ("b,a,c",)
 
 
+def test_aggregates_also_work_as_window_functions(conn):
+    rows = conn.execute(
+        "SELECT v, ORA_LISTAGG(v, ',') OVER (PARTITION BY g),"
+        " ORA_LISTAGG(v, ',') OVER (ORDER BY v ROWS BETWEEN 1 PRECEDING AND CURRENT ROW),"
+        " ORA_MEDIAN(n) OVER (ORDER BY v ROWS BETWEEN 1 PRECEDING AND CURRENT ROW),"
+        " ORA_STATS_MODE(g) OVER (ORDER BY v ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)"
+        " FROM (SELECT 1 g, 'a' v, 1 n UNION ALL SELECT 1, 'b', 2 UNION ALL SELECT 2, 'c', 4) ORDER BY v"
+    ).fetchall()
+    assert rows == [("a", "a,b", "a", 1, 1), ("b", "a,b", "a,b", 1.5, 1), ("c", "c", "b,c", 3, 1)]
+
+
 def test_wrong_argument_count_is_rejected_when_preparing(conn):
     with pytest.raises(sqlite3.OperationalError, match="wrong number of arguments"):
         conn.execute("SELECT ORA_SUBSTR('abc')")

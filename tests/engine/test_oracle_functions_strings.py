@@ -201,6 +201,8 @@ def test_nvl_family():
     assert F.nvl(None, "Not Applicable") == "Not Applicable"
     assert F.nvl("", "x") == "x"
     assert F.nvl(0, 5) == 0
+    assert F.nvl(None, "") is None  # '' is NULL
+    assert F.nvl2(1, "", "b") is None
     assert F.nvl2(None, "a", "b") == "b"
     assert F.nvl2(0, "a", "b") == "a"
     assert F.nullif(1, 1) is None

@@ -1,4 +1,7 @@
-"""Aggregate classes for ``sqlite3.Connection.create_aggregate``.
+"""Aggregate classes for ``sqlite3.Connection.create_aggregate`` / ``create_window_function``.
+
+Each class also has ``inverse`` and ``value``, so ``register_all`` registers them as window
+functions: they work both in GROUP BY and with OVER (...).
 
 LISTAGG concatenates in arrival order (the engine feeds rows in WITHIN GROUP order), skips
 NULLs, returns NULL when nothing was aggregated and raises ORA-01489 past ``max_bytes`` (4000,
@@ -26,7 +29,6 @@ class Listagg:
 
     def __init__(self) -> None:
         self.values: list[str] = []
-        self.seen: set[str] = set()
         self.delimiter = ""
         self.indicator = "..."
         self.with_count = True
@@ -37,38 +39,42 @@ class Listagg:
         self.indicator = as_text(indicator) or ""
         self.with_count = bool(with_count)
         text = as_text(value)
-        if text is None:
-            return
-        if self.distinct:
-            if text in self.seen:
-                return
-            self.seen.add(text)
-        self.values.append(text)
+        if text is not None:
+            self.values.append(text)
 
-    def finalize(self) -> str | None:
+    def inverse(self, value: object, *_options: object) -> None:
+        """Window frame moved past a row: drop its (oldest) value."""
+        text = as_text(value)
+        if text is not None:
+            self.values.remove(text)
+
+    def value(self) -> str | None:
         """The concatenation, or ORA-01489 / the truncated form past the limit."""
-        if not self.values:
+        values = list(dict.fromkeys(self.values)) if self.distinct else self.values
+        if not values:
             return None
-        result = self.delimiter.join(self.values)
+        result = self.delimiter.join(values)
         if len(result.encode("utf-8")) <= self.max_bytes:
             return result
         if not self.truncate:
             raise OracleFunctionError(1489)
-        return self._truncated()
+        return self._truncated(values)
 
-    def _truncated(self) -> str:
+    finalize = value
+
+    def _truncated(self, values: list[str]) -> str:
         kept: list[str] = []
         size = 0
         delimiter_size = len(self.delimiter.encode("utf-8"))
-        for index, text in enumerate(self.values):
-            dropped = len(self.values) - index - 1
+        for index, text in enumerate(values):
+            dropped = len(values) - index - 1
             tail = self.delimiter + self.indicator + (f"({dropped})" if self.with_count else "")
             needed = size + (delimiter_size if kept else 0) + len(text.encode("utf-8"))
             if needed + len(tail.encode("utf-8")) > self.max_bytes:
                 break
             kept.append(text)
             size = needed
-        dropped = len(self.values) - len(kept)
+        dropped = len(values) - len(kept)
         suffix = self.indicator + (f"({dropped})" if self.with_count else "")
         return self.delimiter.join(kept) + (self.delimiter if kept else "") + suffix
 
@@ -104,6 +110,14 @@ class _Numbers:
         number = as_number(value)
         if number is not None:
             self.values.append(to_decimal(number))
+
+    def inverse(self, value: object) -> None:
+        number = as_number(value)
+        if number is not None:
+            self.values.remove(to_decimal(number))
+
+    def value(self) -> Number | None:
+        return self.finalize()  # type: ignore[attr-defined]
 
 
 class Median(_Numbers):
@@ -175,21 +189,32 @@ class StatsMode:
     """STATS_MODE(expr): the most frequent value; among ties, the first to arrive."""
 
     def __init__(self) -> None:
-        self.counts: dict[object, int] = {}
-        self.first: dict[object, object] = {}
+        self.values: list[object] = []
+
+    @staticmethod
+    def _key(value: object) -> object:
+        return to_decimal(value) if isinstance(value, (int, float)) else value
 
     def step(self, value: object) -> None:
-        if value is None or value == "":
-            return
-        key = to_decimal(value) if isinstance(value, (int, float)) else value
-        self.counts[key] = self.counts.get(key, 0) + 1
-        self.first.setdefault(key, value)
+        if value is not None and value != "":
+            self.values.append(value)
 
-    def finalize(self) -> object:
-        if not self.counts:
+    def inverse(self, value: object) -> None:
+        if value is not None and value != "":
+            key = self._key(value)
+            index = next(i for i, v in enumerate(self.values) if self._key(v) == key)
+            del self.values[index]
+
+    def value(self) -> object:
+        counts: dict[object, int] = {}
+        first: dict[object, object] = {}
+        for item in self.values:
+            key = self._key(item)
+            counts[key] = counts.get(key, 0) + 1
+            first.setdefault(key, item)
+        if not counts:
             return None
-        best = max(self.counts.values())
-        for key, count in self.counts.items():
-            if count == best:
-                return self.first[key]
-        return None  # pragma: no cover
+        best = max(counts.values())
+        return next(first[key] for key, count in counts.items() if count == best)
+
+    finalize = value

@@ -17,12 +17,14 @@ def _is_number(value: object) -> bool:
 
 def nvl(expr1: object, expr2: object) -> object:
     """NVL(expr1, expr2): expr2 when expr1 is NULL."""
-    return expr2 if is_null(expr1) else expr1
+    chosen = expr2 if is_null(expr1) else expr1
+    return None if chosen == "" else chosen
 
 
 def nvl2(expr1: object, expr2: object, expr3: object) -> object:
     """NVL2(expr1, expr2, expr3): expr2 when expr1 is not NULL, else expr3."""
-    return expr3 if is_null(expr1) else expr2
+    chosen = expr3 if is_null(expr1) else expr2
+    return None if chosen == "" else chosen
 
 
 def nullif(expr1: object, expr2: object) -> object:

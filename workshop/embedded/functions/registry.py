@@ -155,4 +155,5 @@ def register_all(conn: sqlite3.Connection, prefix: str = PREFIX) -> None:
     for name, (cls, nargs) in AGGREGATES.items():
         counts = [nargs] if nargs != -1 else [n - 1 for n in arities(cls.step, -1)]  # drop ``self``
         for count in counts:
-            conn.create_aggregate(prefix + name, count, cls)
+            # A window function is an ordinary aggregate too, and also works with OVER (...).
+            conn.create_window_function(prefix + name, count, cls)
