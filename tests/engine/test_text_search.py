@@ -281,3 +281,15 @@ def _shared_conn():
         create_text_index(c, "docs_txt", "docs", "body")
         _SHARED.append(c)
     return _SHARED[0]
+
+
+def test_phrases_with_large_and_negative_rowids():
+    c = sqlite3.connect(":memory:")
+    c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)")
+    big = 2 ** 62 + 5
+    c.executemany("INSERT INTO t VALUES (?, ?)", [(big, "hybrid search engine"), (-7, "the hybrid search"),
+                                                  (3, "search hybrid")])
+    create_text_index(c, "t_txt", "t", "body")
+    assert set(search(c, "t_txt", "hybrid search")) == {big, -7}
+    assert set(search(c, "t_txt", "the hybrid")) == {-7, 3}        # leading stopword: any word before
+    assert set(search(c, "t_txt", "search the")) == {big, 3}       # trailing stopword: any word after

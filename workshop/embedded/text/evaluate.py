@@ -69,6 +69,16 @@ def idf_score(freq: np.ndarray, n: int, ndocs: int) -> np.ndarray:
     return np.clip(np.floor(np.asarray(freq, dtype=np.float64) * weight + 1e-9), 1, 100)
 
 
+def _sorted_unique(a: np.ndarray) -> np.ndarray:
+    """np.unique for an already ascending array."""
+    if len(a) == 0:
+        return a
+    keep = np.empty(len(a), dtype=bool)
+    keep[0] = True
+    np.not_equal(a[1:], a[:-1], out=keep[1:])
+    return a[keep]
+
+
 def _intersect_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Intersection of two ascending arrays without re-sorting them (binary search of the smaller)."""
     if len(a) > len(b):
@@ -260,7 +270,7 @@ class _Evaluator:
         lists = [(offset, self._slot_positions(slot)) for offset, slot in enumerate(slots) if not self._is_stop(slot)]
         docs = None
         for _, (rids, _) in lists:
-            present = np.unique(rids)
+            present = _sorted_unique(rids)
             docs = present if docs is None else _intersect_sorted(docs, present)
         if docs is None or len(docs) == 0:
             return _EMPTY, _EMPTY

@@ -77,8 +77,8 @@ class IndexReader:
             return hit
         rows = self.conn.execute(f"SELECT rid, freq FROM {self._i} WHERE token = ? ORDER BY rid", (token,)).fetchall()
         if rows:
-            arr = np.array(rows, dtype=np.int64)
-            hit = (arr[:, 0].copy(), arr[:, 1].copy())
+            rid_list, freq_list = zip(*rows)
+            hit = (np.array(rid_list, dtype=np.int64), np.array(freq_list, dtype=np.int64))
         else:
             hit = (np.empty(0, np.int64), np.empty(0, np.int64))
         with _LOCK:
@@ -97,9 +97,10 @@ class IndexReader:
         rows = self.conn.execute(f"SELECT rid, freq, pos FROM {self._i} WHERE token = ? ORDER BY rid",
                                  (token,)).fetchall()
         if rows:
-            rids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-            freqs = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-            pos = np.frombuffer(b"".join(r[2] for r in rows), dtype="<u4").astype(np.int64)
+            rid_list, freq_list, blobs = zip(*rows)
+            rids = np.array(rid_list, dtype=np.int64)
+            freqs = np.array(freq_list, dtype=np.int64)
+            pos = np.frombuffer(b"".join(blobs), dtype="<u4").astype(np.int64)
             hit = (np.repeat(rids, freqs), pos)
         else:
             hit = (np.empty(0, np.int64), np.empty(0, np.int64))
