@@ -215,3 +215,33 @@ def test_error_type():
     assert isinstance(error, Exception)
     assert str(OracleFunctionError(1428, "-1")) == "ORA-01428: argument '-1' is out of range"
     assert str(OracleFunctionError(1821, "'XX'")) == "ORA-01821: date format not recognized: 'XX'"
+
+
+# --- robustness: bad input only ever raises OracleFunctionError --------------------------------
+
+_DATE_FORMATS = ["YYYY-MM-DD", "DD-MON-RR HH:MI AM", "FXDD/MM/YYYY", "J", "DDD YYYY", "Day DD Month YYYY", "Y,YYY"]
+
+
+@given(st.text(alphabet="0123456789-/: .APMJanFebDcOTZ+,x", max_size=25), st.sampled_from(_DATE_FORMATS))
+def test_to_date_fails_only_with_oracle_errors(text, fmt):
+    try:
+        F.to_date(text, fmt)
+    except OracleFunctionError:
+        pass
+
+
+@given(st.text(alphabet="ab.*+?()[]{}|^$\\:=-0123456789dwsAZ x", max_size=15), st.text(alphabet="ab\n 1", max_size=10))
+def test_regexp_fails_only_with_oracle_errors(pattern, text):
+    try:
+        F.regexp_replace(text, pattern, r"\1x")
+    except OracleFunctionError:
+        pass
+
+
+@given(st.text(alphabet="0123456789.,$-+<>eE XF", max_size=12), st.text(alphabet="90.,GDSMIPR$LXVEBF", max_size=10))
+def test_number_formats_fail_only_with_oracle_errors(text, fmt):
+    for call in (lambda: F.to_number(text, fmt), lambda: F.to_char(12.5, fmt)):
+        try:
+            call()
+        except OracleFunctionError:
+            pass
