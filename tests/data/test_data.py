@@ -12,7 +12,6 @@ import json
 import re
 import shutil
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
