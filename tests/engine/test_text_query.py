@@ -147,3 +147,8 @@ def test_brace_escaped_user_text_is_always_literal(text):
     assert isinstance(node, Phrase)
     assert all(isinstance(s, Term) for s in node.slots)
     assert [s.text for s in node.slots] == tokenize(text.replace("%", " ").replace("_", " "))
+
+
+def test_deep_nesting_is_a_text_query_error():
+    with pytest.raises(TextQueryError):
+        parse_query("(" * 3000 + "a" + ")" * 3000)

@@ -293,3 +293,17 @@ def test_phrases_with_large_and_negative_rowids():
     assert set(search(c, "t_txt", "hybrid search")) == {big, -7}
     assert set(search(c, "t_txt", "the hybrid")) == {-7, 3}        # leading stopword: any word before
     assert set(search(c, "t_txt", "search the")) == {big, 3}       # trailing stopword: any word after
+
+
+def test_long_operator_chains(conn):
+    assert set(search(conn, "docs_txt", " AND ".join(["cat"] * 3000))) == {1, 2, 3}
+    assert set(search(conn, "docs_txt", " OR ".join(["rabbit"] * 3000))) == {2}
+    try:
+        search(conn, "docs_txt", "(" * 400 + "cat" + " AND dog)" * 400)
+    except TextQueryError as exc:
+        assert exc.code == 50901
+
+
+def test_stopword_only_equiv_is_no_token(conn):
+    assert hits(conn, "the = a") == set()
+    assert hits(conn, "(the = a) AND cat") == hits(conn, "cat")

@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from .errors import TextUnsupportedError
+from .errors import TextUnsupportedError, syntax_error
 from .query import (About, Accum, And, EquivSlot, Fuzzy, Minus, Near, Not, Or, Phrase, QueryNode, Soundex,
                     Stem, Term, Threshold, Weight, Wildcard)
 from .reader import IndexReader
@@ -56,7 +56,10 @@ NO_TOKEN = None  # Oracle's no_token: a stopword-only operand, removed by the op
 
 
 def evaluate(node: QueryNode, reader: IndexReader) -> Hits:
-    result = _Evaluator(reader).eval(node)
+    try:
+        result = _Evaluator(reader).eval(node)
+    except RecursionError:
+        raise syntax_error(1, "the query has too many nested operators") from None
     return Hits.empty() if result is NO_TOKEN else result
 
 
@@ -106,43 +109,66 @@ class _Evaluator:
         method = getattr(self, "_" + type(node).__name__.lower())
         return method(node)
 
-    # -- boolean operators
+    # -- boolean operators (left-deep chains are folded iteratively: 'a AND b AND ...' has no depth limit)
+    def _chain(self, node: QueryNode) -> tuple[QueryNode, list[QueryNode]]:
+        rights, kind = [], type(node)
+        while type(node) is kind:
+            rights.append(node.right)
+            node = node.left
+        return node, rights[::-1]
+
     def _and(self, node: And) -> Hits | None:
-        a, b = self.eval(node.left), self.eval(node.right)
-        if a is NO_TOKEN or b is NO_TOKEN:
-            return b if a is NO_TOKEN else a
-        rids, ia, ib = np.intersect1d(a.rids, b.rids, assume_unique=True, return_indices=True)
-        return Hits(rids, np.minimum(a.scores[ia], b.scores[ib]))
+        first, rest = self._chain(node)
+        a = self.eval(first)
+        for right in rest:
+            b = self.eval(right)
+            if a is NO_TOKEN or b is NO_TOKEN:
+                a = b if a is NO_TOKEN else a
+                continue
+            rids, ia, ib = np.intersect1d(a.rids, b.rids, assume_unique=True, return_indices=True)
+            a = Hits(rids, np.minimum(a.scores[ia], b.scores[ib]))
+        return a
 
     def _or(self, node: Or) -> Hits | None:
-        a, b = self.eval(node.left), self.eval(node.right)
-        if a is NO_TOKEN or b is NO_TOKEN:
-            return b if a is NO_TOKEN else a
-        rids = np.union1d(a.rids, b.rids)
-        return Hits(rids, np.maximum(_align(rids, a), _align(rids, b)))
+        first, rest = self._chain(node)
+        a = self.eval(first)
+        for right in rest:
+            b = self.eval(right)
+            if a is NO_TOKEN or b is NO_TOKEN:
+                a = b if a is NO_TOKEN else a
+                continue
+            rids = np.union1d(a.rids, b.rids)
+            a = Hits(rids, np.maximum(_align(rids, a), _align(rids, b)))
+        return a
 
     def _not(self, node: Not) -> Hits | None:
-        a = self.eval(node.left)
-        if a is NO_TOKEN:
-            return NO_TOKEN
-        b = self.eval(node.right)
-        if b is NO_TOKEN:
-            return a
-        keep = ~np.isin(a.rids, b.rids, assume_unique=True)
-        return Hits(a.rids[keep], a.scores[keep])
+        first, rest = self._chain(node)
+        a = self.eval(first)
+        for right in rest:
+            if a is NO_TOKEN:
+                return NO_TOKEN
+            b = self.eval(right)
+            if b is NO_TOKEN:
+                continue
+            keep = ~np.isin(a.rids, b.rids, assume_unique=True)
+            a = Hits(a.rids[keep], a.scores[keep])
+        return a
 
     def _minus(self, node: Minus) -> Hits | None:
-        a = self.eval(node.left)
-        if a is NO_TOKEN:
-            return NO_TOKEN
-        b = self.eval(node.right)
-        if b is NO_TOKEN:
-            return a
-        lowered = a.scores.copy()
-        _, ia, ib = np.intersect1d(a.rids, b.rids, assume_unique=True, return_indices=True)
-        lowered[ia] -= b.scores[ib]
-        keep = lowered > 0
-        return Hits(a.rids[keep], lowered[keep])
+        first, rest = self._chain(node)
+        a = self.eval(first)
+        for right in rest:
+            if a is NO_TOKEN:
+                return NO_TOKEN
+            b = self.eval(right)
+            if b is NO_TOKEN:
+                continue
+            lowered = a.scores.copy()
+            _, ia, ib = np.intersect1d(a.rids, b.rids, assume_unique=True, return_indices=True)
+            lowered[ia] -= b.scores[ib]
+            keep = lowered > 0
+            a = Hits(a.rids[keep], lowered[keep])
+        return a
 
     def _weight(self, node: Weight) -> Hits | None:
         a = self.eval(node.child)
@@ -193,6 +219,8 @@ class _Evaluator:
 
     # -- words and phrases
     def _is_stop(self, slot) -> bool:
+        if isinstance(slot, EquivSlot):
+            return all(self._is_stop(o) for o in slot.options)
         return isinstance(slot, Term) and slot.text in self.r.stopwords
 
     def _expand(self, slot) -> list[tuple[str, float]]:

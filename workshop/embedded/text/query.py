@@ -297,7 +297,10 @@ def parse_query(query: str) -> QueryNode:
     if not isinstance(query, str):
         raise TextQueryError(50901, "DRG-50901: text query parser syntax error on line 1, column 1",
                              f"query must be text, not {type(query).__name__}")
-    return _Parser(query).parse()
+    try:
+        return _Parser(query).parse()
+    except RecursionError:
+        raise syntax_error(1, "the query nests too deeply") from None
 
 
 class _Parser:

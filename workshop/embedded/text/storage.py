@@ -265,7 +265,8 @@ def _populate(conn: sqlite3.Connection, info: TextIndexInfo) -> None:
     conn.execute(f"CREATE TEMP TABLE {stage} (token TEXT, rid INTEGER, freq INTEGER, pos BLOB)")
     try:
         last, total, df = None, 0, Counter()
-        sql = (f"SELECT rowid, {q(info.column_name)} FROM {q(info.table_name)} "
+        # CAST: read the stored text itself, not what a column-type converter makes of it.
+        sql = (f"SELECT rowid, CAST({q(info.column_name)} AS TEXT) FROM {q(info.table_name)} "
                f"WHERE rowid > ? ORDER BY rowid LIMIT 5000")
         while True:
             rows = conn.execute(sql, (last if last is not None else -(2 ** 63),)).fetchall()
@@ -296,7 +297,7 @@ def _reindex(conn: sqlite3.Connection, info: TextIndexInfo, rids: list[int]) -> 
         conn.executemany(f"DELETE FROM {shadow(name, 'I')} WHERE token = ? AND rid = ?", gone)
     conn.execute(f"DELETE FROM {shadow(name, 'K')} WHERE rid IN ({marks})", rids)
     conn.execute(f"DELETE FROM {q(ERRORS)} WHERE index_name = ? AND rid IN ({marks})", [name, *rids])
-    rows = conn.execute(f"SELECT rowid, {q(info.column_name)} FROM {q(info.table_name)} "
+    rows = conn.execute(f"SELECT rowid, CAST({q(info.column_name)} AS TEXT) FROM {q(info.table_name)} "
                         f"WHERE rowid IN ({marks})", rids).fetchall()
     added = _write_docs(conn, info, rows, df_delta)
     return added - len(old)
