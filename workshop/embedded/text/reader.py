@@ -31,7 +31,8 @@ class _Entry:
     positions: OrderedDict = field(default_factory=OrderedDict)
 
 
-_CACHE: dict[tuple[str, str], _Entry] = {}
+_MAX_INDEXES = 32          # cached indexes per process (least recently used are dropped)
+_CACHE: OrderedDict[tuple[str, str], _Entry] = OrderedDict()
 _LOCK = threading.Lock()
 
 
@@ -64,6 +65,10 @@ class IndexReader:
             if entry is None or entry.generation != generation:
                 entry = _Entry(generation, ndocs)
                 _CACHE[key] = entry
+                if len(_CACHE) > _MAX_INDEXES:
+                    _CACHE.popitem(last=False)
+            else:
+                _CACHE.move_to_end(key)
         self._entry = entry
         self.ndocs = ndocs
         self._i = shadow(info.index_name, "I")
