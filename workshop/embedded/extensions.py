@@ -9,5 +9,6 @@ if TYPE_CHECKING:
 
 
 def install(engine: "Engine") -> None:
-    from . import procedures
+    from . import procedures, text_support
     procedures.install(engine)
+    text_support.install(engine)

@@ -1,0 +1,76 @@
+"""Wires Oracle Text (workshop.embedded.text) into the engine: index DDL, CONTAINS/SCORE, sync
+at commit, CTX_DDL.SYNC_INDEX, and Oracle's error stacking (ORA-29902 / ORA-20000 / DRG-nnnnn)."""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from . import text
+from .errors import EngineError
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+
+def as_engine_error(exc: text.TextError, during: str = "query") -> EngineError:
+    message = exc.message
+    if isinstance(exc, text.TextUnsupportedError) or message.startswith("ORA-"):
+        m = re.match(r"ORA-(\d+): (.*)", message, re.S)
+        if m:
+            return EngineError(int(m.group(1)), m.group(2))
+    if during == "query":
+        return EngineError(29902, f"error in executing ODCIIndexStart() routine\n"
+                                  f"ORA-20000: Oracle Text error:\n{message}")
+    return EngineError(29855, f"error occurred in the execution of ODCIINDEXCREATE routine\n"
+                              f"ORA-20000: Oracle Text error:\n{message}")
+
+
+def install(engine: "Engine") -> None:
+    db = engine.db
+
+    def create(index_name, table, column, kind, parameters, is_json):
+        try:
+            text.create_text_index(db, index_name, table, column, kind=kind, parameters=parameters, is_json=is_json)
+        except text.TextError as exc:
+            raise as_engine_error(exc, "create") from None
+
+    def search(conn, index_name, query):
+        if query is None:
+            raise EngineError(29902, "error in executing ODCIIndexStart() routine\n"
+                                     "ORA-20000: Oracle Text error:\nDRG-50901: text query parser syntax error "
+                                     "on line 1, column 1")
+        try:
+            return text.search(conn, index_name, str(query))
+        except text.TextError as exc:
+            raise as_engine_error(exc) from None
+
+    def lookup(conn, table, column):
+        info = text.text_index_for(conn, table, column)
+        return info.index_name if info is not None else None
+
+    def sync_index(engine_, idx_name=None, memory=None, part_name=None, parallel_degree=None, maxtime=None,
+                   locking=None, **_):
+        if idx_name is None:
+            raise EngineError(6550, "PLS-00306: wrong number or types of arguments in call to 'SYNC_INDEX'")
+        name = idx_name if idx_name.startswith('"') else idx_name.upper()
+        name = name.strip('"').split(".")[-1]
+        engine_.begin_write()
+        try:
+            text.sync_index(engine_.db, name)
+        except text.TextError as exc:
+            raise as_engine_error(exc, "create") from None
+        engine_.commit()
+
+    engine.ddl_hooks["create_text_index"] = create
+    engine.ddl_hooks["drop_text_index"] = lambda name: text.drop_text_index(db, name)
+    previous_drop = engine.ddl_hooks.get("drop_table")
+
+    def drop_table(table):
+        text.drop_indexes_for_table(db, table)
+        if previous_drop:
+            previous_drop(table)
+    engine.ddl_hooks["drop_table"] = drop_table
+    engine.extensions["text_search"] = search
+    engine.extensions["text_index_lookup"] = lookup
+    engine.commit_hooks.append(text.on_commit)
+    engine.procedures["CTX_DDL.SYNC_INDEX"] = sync_index
