@@ -82,19 +82,19 @@ _VIEWS = {
 }
 
 #: Dictionary views and pseudo-tables every statement may reference.
-DICTIONARY_NAMES = frozenset(_VIEWS) | {"DUAL"}
+DICTIONARY_NAMES = set(_VIEWS) | {"DUAL"}
 
 
-def bootstrap(conn: sqlite3.Connection, extra_views: dict[str, str] | None = None) -> None:
+def bootstrap(conn: sqlite3.Connection, extra_views: dict[str, str] | None = None,
+              extra_tables: list[str] | None = None) -> None:
     """Create the ORA$ tables and dictionary views if the file is new (idempotent)."""
-    cur = conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'ORA$META'")
     views = dict(_VIEWS, **(extra_views or {}))
-    existing = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'")}
-    if cur.fetchone()[0] and all(v in existing for v in views):
+    existing = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('view', 'table')")}
+    if "ORA$META" in existing and all(v in existing for v in views):
         return
     conn.execute("BEGIN IMMEDIATE")
     try:
-        for stmt in _BOOTSTRAP:
+        for stmt in _BOOTSTRAP + list(extra_tables or []):
             conn.execute(stmt)
         for name, body in views.items():
             conn.execute(f'CREATE VIEW IF NOT EXISTS "{name}" AS {body}')

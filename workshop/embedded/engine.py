@@ -85,7 +85,9 @@ class Engine:
         self._register_functions()
         from . import extensions
         extensions.install(self)
-        self._run_with_retry(lambda: C.bootstrap(self.db, self.extensions.get("views")))
+        C.DICTIONARY_NAMES.update(self.extensions.get("views", {}))
+        self._run_with_retry(lambda: C.bootstrap(self.db, self.extensions.get("views"),
+                                                 self.extensions.get("bootstrap")))
 
     # ------------------------------------------------------------------ setup
     def _pragma(self, text: str) -> None:

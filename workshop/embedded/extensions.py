@@ -9,6 +9,7 @@ if TYPE_CHECKING:
 
 
 def install(engine: "Engine") -> None:
-    from . import procedures, text_support
+    from . import graph_support, procedures, text_support
     procedures.install(engine)
     text_support.install(engine)
+    graph_support.install(engine)
