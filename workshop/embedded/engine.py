@@ -349,7 +349,29 @@ class Engine:
         self._currval[name] = row[0]
         return row[0]
 
+    def _fill_table_functions(self, plan: Plan, params: dict[str, Any]) -> None:
+        for tf in plan.table_functions:
+            args = self.db.execute("SELECT " + ", ".join(tf.args_sql), params).fetchone() if tf.args_sql else ()
+            if tf.name == "JSON_TABLE":
+                from .jsonfuncs import json_table_rows
+                rows = json_table_rows(args[0], args[1], tf.spec) if args[0] is not None else []
+            else:
+                rows = self.table_functions[tf.name](self, *args)
+            cols = ", ".join(f'"{c}"' for c in tf.columns)
+            self.db.execute(f'CREATE TEMP TABLE IF NOT EXISTS "{tf.temp_table}" ({cols})')
+            existing = [r[1] for r in self.db.execute(f'PRAGMA temp.table_info("{tf.temp_table}")')]
+            if existing != list(tf.columns):
+                self.db.execute(f'DROP TABLE temp."{tf.temp_table}"')
+                self.db.execute(f'CREATE TEMP TABLE "{tf.temp_table}" ({cols})')
+            self.db.execute(f'DELETE FROM temp."{tf.temp_table}"')
+            marks = ", ".join("?" for _ in tf.columns)
+            from .function_registry import _sql_value
+            self.db.executemany(f'INSERT INTO temp."{tf.temp_table}" VALUES ({marks})',
+                                [tuple(_sql_value(v) for v in row) for row in rows])
+
     def _prepare_statement_state(self, plan: Plan, params: dict[str, Any], param_rows: list[dict] | None = None):
+        if plan.table_functions:
+            self._fill_table_functions(plan, params)
         for search in plan.text_searches:
             query = params.get(search.query_param) if search.query_param else search.query_literal
             hits = self.extensions["text_search"](self.db, search.index, query)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from . import errors
-from .catalog import DICTIONARY_NAMES, SCHEMA_OWNER, Catalog, Table
+from .catalog import DICTIONARY_NAMES, SCHEMA_OWNER, Catalog, Column, Table
 from .dialect import ModelArg, ModelUsing, JsonQuery
 
 # Functions implemented natively by SQLite with Oracle semantics, passed through unchanged.
@@ -88,6 +88,25 @@ class ModelCall:
 
 
 @dataclass
+class TableFunctionCall:
+    """A table function in FROM, evaluated before the statement into temp."ORA$TF_<slot>"."""
+    slot: int
+    name: str
+    args_sql: list[str]
+    columns: list[str]
+    column_types: list[str | None]
+    spec: object = None
+
+    @property
+    def temp_table(self) -> str:
+        return f"ORA$TF_{self.slot}"
+
+
+#: Table functions the engine implements: name -> (column names, column Oracle types).
+TABLE_FUNCTIONS: dict[str, tuple[list[str], list[str | None]]] = {}
+
+
+@dataclass
 class Plan:
     kind: str
     sql: str
@@ -102,6 +121,7 @@ class Plan:
     table: str | None = None
     sequences: list[str] = field(default_factory=list)
     model_calls: list[ModelCall] = field(default_factory=list)
+    table_functions: list["TableFunctionCall"] = field(default_factory=list)
     statement_rowcount: bool = False
 
 
@@ -206,6 +226,8 @@ class Translator:
     # ------------------------------------------------------------------ entry points
     def translate_query(self, tree: exp.Expression) -> Plan:
         self.plan.kind = "query"
+        for coldef in tree.find_all(exp.JSONColumnDef):
+            coldef.meta["written_name"] = coldef.name
         tree = normalize_identifiers(tree)
         self._check_tables(tree)
         tree = self._rewrite_query(tree, None)
@@ -309,7 +331,7 @@ class Translator:
     def _rewrite_source(self, source: exp.Expression, scope: Scope) -> exp.Expression:
         if isinstance(source, exp.Table):
             if isinstance(source.this, exp.Func):
-                raise unsupported(f"table function {source.this.sql(dialect='oracle')}")
+                return self._table_function(source, scope)
             alias = source.alias_or_name
             name = source.name
             if name in scope.ctes:
@@ -327,6 +349,35 @@ class Translator:
         if isinstance(source, (exp.Values,)):
             return self._rewrite(source, scope)
         raise unsupported(f"FROM item {source.sql(dialect='oracle')[:60]}")
+
+    def _table_function(self, source: exp.Table, scope: Scope) -> exp.Expression:
+        call = source.this
+        alias = source.alias_or_name
+        if any(isinstance(n, exp.Column) for n in call.walk() if n is not call) and not isinstance(call, exp.JSONTable):
+            raise unsupported("a table function whose arguments reference other tables (lateral)")
+        if isinstance(call, exp.JSONTable):
+            if any(isinstance(n, exp.Column) for n in call.this.walk()):
+                raise unsupported("JSON_TABLE over a column of another table (lateral JSON_TABLE)")
+            name, args = "JSON_TABLE", [call.this, call.args.get("path") or exp.Literal.string("$")]
+            spec = _json_table_columns(call.args["schema"])
+            columns = [c for c in _flat_names(spec)]
+            types = [_json_table_type(c) for c in _flat_columns(spec)]
+        else:
+            package = source.args.get("db")
+            name = (f"{package.name}." if package is not None else "") + call.name
+            name = name.upper()
+            if name not in TABLE_FUNCTIONS:
+                raise unsupported(f"table function {name}")
+            args = list(call.expressions)
+            columns, types = TABLE_FUNCTIONS[name]
+            spec = None
+        args_sql = [self._rewrite(a, Scope()).sql(dialect="sqlite") for a in args]
+        tf = TableFunctionCall(len(self.plan.table_functions), name, args_sql, list(columns), list(types), spec)
+        self.plan.table_functions.append(tf)
+        scope.sources[alias] = Table(tf.temp_table, "TABLE", [
+            Column(c, t or "VARCHAR2") for c, t in zip(tf.columns, tf.column_types)])
+        return exp.Table(this=exp.to_identifier(tf.temp_table, quoted=True), db=exp.to_identifier("temp"),
+                         alias=exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
 
     def _rewrite_limits(self, node: exp.Expression) -> None:
         fetch = node.args.get("limit")
@@ -529,6 +580,8 @@ class Translator:
     def _column(self, node: exp.Column, scope: Scope) -> exp.Expression:
         name = node.name
         qualifier = node.table
+        if isinstance(node.this, exp.Star):
+            return node
         if qualifier and qualifier not in scope.sources and name in ("NEXTVAL", "CURRVAL"):
             if qualifier not in self.catalog.sequences:
                 raise errors.EngineError(2289, f'sequence "{qualifier}" does not exist')
@@ -668,9 +721,9 @@ class Translator:
         return exp.EQ(this=_ora("ORA_JSON_EXISTS", *args), expression=exp.Literal.number(1))
 
     def _json_value(self, node: exp.JSONValue) -> exp.Expression:
-        returning = node.args.get("returning")
+        returning = node.args.get("returning") or None
         returning_name = returning.sql(dialect="oracle").upper() if returning is not None else "VARCHAR2"
-        on = node.args.get("on_condition")
+        on = node.args.get("on_condition") or None
         on_error = on_empty = "NULL"
         if on is not None:
             on_error = (on.args.get("error") or "NULL ON ERROR").upper().replace(" ON ERROR", "")
@@ -1019,6 +1072,47 @@ def _json_value_type(returning: str) -> str:
     if base in ("DOUBLE PRECISION", "BINARY_DOUBLE"):
         return "BINARY_DOUBLE"
     return "VARCHAR2"
+
+
+def _json_table_columns(schema: exp.Expression) -> list:
+    """JSON_TABLE COLUMNS clause -> jsonfuncs.JsonTableColumn specs."""
+    from .jsonfuncs import JsonTableColumn
+    out = []
+    for coldef in schema.expressions:
+        if not isinstance(coldef, exp.JSONColumnDef):
+            raise unsupported("this JSON_TABLE column form")
+        written = coldef.meta.get("written_name") or coldef.name
+        if coldef.args.get("nested_schema") is not None:
+            raise unsupported("JSON_TABLE NESTED PATH")
+        if coldef.args.get("ordinality"):
+            out.append(JsonTableColumn(name=coldef.name, kind="ordinality"))
+            continue
+        kind = coldef.args.get("kind")
+        type_name = kind.sql(dialect="oracle").upper() if kind is not None else "VARCHAR2(4000)"
+        type_name = {"TEXT": "CLOB"}.get(type_name, type_name)
+        path = coldef.args.get("path")
+        column = JsonTableColumn(name=coldef.name, kind="query" if coldef.args.get("format_json") else "path",
+                                 type=type_name,
+                                 path=path.this if isinstance(path, exp.Literal) else f"$.{written}")
+        out.append(column)
+    return out
+
+
+def _flat_columns(spec: list) -> list:
+    return list(spec)
+
+
+def _flat_names(spec: list) -> list[str]:
+    return [c.name for c in spec]
+
+
+def _json_table_type(column) -> str | None:
+    if column.kind == "ordinality":
+        return "NUMBER"
+    if column.kind == "query":
+        return "VARCHAR2"
+    base = column.type.split("(")[0].strip()
+    return {"DECIMAL": "NUMBER", "INT": "NUMBER", "TEXT": "CLOB", "VARCHAR": "VARCHAR2"}.get(base, base)
 
 
 def _select_of(node: exp.Expression) -> exp.Expression:
