@@ -1,0 +1,203 @@
+"""Readable notebook output for retrieval results: short text, highlighted terms, side-by-side tables, SQL.
+
+Pure functions that return strings or DataFrames; the HTML they produce escapes every piece of
+data with ``html.escape``, so a document or query holding ``<script>`` shows as text. Objects with
+``_repr_html_`` render as HTML in Jupyter and as plain text everywhere else.
+"""
+from __future__ import annotations
+
+import html
+import re
+import textwrap
+from collections.abc import Iterable, Mapping, Sequence
+
+import pandas as pd
+
+ELLIPSIS = "…"
+
+#: One BASIC_LEXER token (letters and digits of any script), as in workshop.retrieval.keywords.
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+def truncate(text: object, width: int = 160, ellipsis: str = ELLIPSIS) -> str:
+    """`text` cut to at most `width` characters, ending in `ellipsis` when cut (None -> "").
+
+    Whitespace runs collapse to one space first, so a chunk's line breaks do not waste the room.
+    """
+    if width < 1:
+        raise ValueError("width must be at least 1")
+    if text is None:
+        return ""
+    flat = " ".join(str(text).split())
+    if len(flat) <= width:
+        return flat
+    room = max(width - len(ellipsis), 0)
+    cut = flat[:room].rstrip()
+    return cut + ellipsis if room else ellipsis[:width]
+
+
+def term_pattern(terms: Iterable[str]) -> re.Pattern | None:
+    """A regex matching any of `terms` as Oracle Text matches them: whole tokens, case-insensitive,
+    an identifier's tokens adjacent with any separator between them (ORA-51962 ~ "ora 51962")."""
+    alternatives = []
+    for term in terms:
+        tokens = _TOKEN.findall(str(term))
+        if tokens:
+            alternatives.append(r"[\W_]+".join(re.escape(t) for t in tokens))
+    if not alternatives:
+        return None
+    alternatives.sort(key=len, reverse=True)  # longest first: an identifier wins over its parts
+    return re.compile(r"(?<![^\W_])(?:" + "|".join(alternatives) + r")(?![^\W_])", re.IGNORECASE)
+
+
+def highlight(text: object, terms: Iterable[str], width: int | None = None, tag: str = "mark") -> str:
+    """HTML of `text` (optionally truncated to `width`) with every match of `terms` wrapped in <mark>.
+
+    Text outside and inside the marks is escaped with html.escape."""
+    if tag not in ("mark", "b", "strong", "em"):
+        raise ValueError("tag must be mark, b, strong or em")
+    plain = truncate(text, width) if width is not None else ("" if text is None else str(text))
+    pattern = term_pattern(terms)
+    if pattern is None:
+        return html.escape(plain)
+    out, last = [], 0
+    for match in pattern.finditer(plain):
+        out.append(html.escape(plain[last:match.start()]))
+        out.append(f"<{tag}>{html.escape(match.group(0))}</{tag}>")
+        last = match.end()
+    out.append(html.escape(plain[last:]))
+    return "".join(out)
+
+
+def shorten_columns(frame: pd.DataFrame, columns: Sequence[str] | None = None, width: int = 80) -> pd.DataFrame:
+    """A copy of `frame` with long text cells truncated (all object columns when `columns` is None)."""
+    out = frame.copy()
+    names = columns if columns is not None else [c for c in out.columns if out[c].dtype == object]
+    for name in names:
+        out[name] = out[name].map(lambda v: truncate(v, width) if isinstance(v, str) or v is None else v)
+    return out
+
+
+def results_html(frame: pd.DataFrame, terms: Iterable[str] = (), text_columns: Sequence[str] = ("text",),
+                 width: int = 160) -> str:
+    """An HTML table of a result frame: every cell escaped; `text_columns` truncated and highlighted."""
+    terms = list(terms)
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    body = []
+    for row in frame.itertuples(index=False, name=None):
+        cells = []
+        for name, value in zip(frame.columns, row):
+            if name in text_columns:
+                cells.append(f"<td>{highlight(value, terms, width)}</td>")
+            else:
+                cells.append(f"<td>{html.escape(_cell(value))}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _cell(value: object) -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
+
+
+def compare_strategies(results: Mapping[str, pd.DataFrame], column: str, k: int = 5,
+                       width: int = 60) -> pd.DataFrame:
+    """Side by side: one row per rank (1..k), one column per strategy, cells from `column`.
+
+    A strategy with fewer than k results shows empty cells (post-filtering often does)."""
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    table = {}
+    for name, frame in results.items():
+        if column not in frame.columns:
+            raise KeyError(f"result {name!r} has no column {column!r} (it has {', '.join(map(str, frame.columns))})")
+        values = [truncate(v, width) if isinstance(v, str) else _cell(v) for v in frame[column].head(k)]
+        table[name] = values + [""] * (k - len(values))
+    return pd.DataFrame(table, index=pd.RangeIndex(1, k + 1, name="rank"))
+
+
+def overlap_table(results: Mapping[str, pd.DataFrame], id_column: str, k: int = 10) -> pd.DataFrame:
+    """How many of their top-k ids each pair of strategies shares (diagonal: each one's own count)."""
+    tops = {name: set(frame[id_column].head(k)) for name, frame in results.items()}
+    names = list(tops)
+    return pd.DataFrame([[len(tops[a] & tops[b]) for b in names] for a in names], index=names, columns=names)
+
+
+# --------------------------------------------------------------------------- SQL
+
+_CLAUSES = ("WITH", "SELECT", "FROM", "WHERE", "GROUP BY", "HAVING", "ORDER BY", "FETCH", "OFFSET",
+            "UNION ALL", "UNION", "MINUS", "INTERSECT", "LEFT OUTER JOIN", "RIGHT OUTER JOIN",
+            "FULL OUTER JOIN", "LEFT JOIN", "RIGHT JOIN", "INNER JOIN", "JOIN", "AND", "OR")
+_CLAUSE = re.compile(r"\s+\b(" + "|".join(c.replace(" ", r"\s+") for c in _CLAUSES) + r")\b", re.IGNORECASE)
+#: Quoted strings, quoted identifiers and comments: never reformatted.
+_OPAQUE = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|--[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
+def format_sql(sql: str) -> str:
+    """SQL laid out for reading.
+
+    Text that already has line breaks keeps its layout (dedented, trailing spaces removed).
+    One-line SQL gets a line break before each main clause (and AND/OR indented), outside
+    string literals, quoted names and comments."""
+    if not isinstance(sql, str):
+        raise TypeError(f"sql must be str, not {type(sql).__name__}")
+    text = textwrap.dedent(sql.replace("\t", "    ")).strip("\n")
+    if "\n" in text.strip():
+        return "\n".join(line.rstrip() for line in text.strip().splitlines())
+    text = text.strip()
+    pieces, last = [], 0
+    for match in _OPAQUE.finditer(text):
+        pieces.append(_break_clauses(text[last:match.start()]))
+        pieces.append(match.group(0))
+        last = match.end()
+    pieces.append(_break_clauses(text[last:]))
+    return "".join(pieces).strip()
+
+
+def _break_clauses(fragment: str) -> str:
+    def repl(match: re.Match) -> str:
+        word = " ".join(match.group(1).split())
+        indent = "  " if word.upper() in ("AND", "OR") else ""
+        return "\n" + indent + word
+    return _CLAUSE.sub(repl, fragment)
+
+
+class SqlView:
+    """Formatted SQL: prints as plain text, renders highlighted (and escaped) in a notebook."""
+
+    def __init__(self, sql: str, binds: Mapping[str, object] | None = None):
+        self.sql = format_sql(sql)
+        self.binds = dict(binds or {})
+
+    def _bind_lines(self) -> list[str]:
+        return [f":{name} = {truncate(repr(value), 80)}" for name, value in self.binds.items()]
+
+    def __str__(self) -> str:
+        lines = self._bind_lines()
+        return self.sql + ("\n\n-- binds\n-- " + "\n-- ".join(lines) if lines else "")
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        try:
+            from pygments import highlight as pyg_highlight
+            from pygments.formatters import HtmlFormatter
+            from pygments.lexers import SqlLexer
+        except ImportError:  # plain, escaped text when pygments is not installed
+            code = f"<pre>{html.escape(self.sql)}</pre>"
+        else:
+            code = pyg_highlight(self.sql, SqlLexer(), HtmlFormatter(noclasses=True, nowrap=False))
+        binds = "".join(f"<li><code>{html.escape(line)}</code></li>" for line in self._bind_lines())
+        return code + (f"<ul>{binds}</ul>" if binds else "")
+
+
+def show_sql(sql: object, binds: Mapping[str, object] | None = None) -> SqlView:
+    """Pretty SQL for a notebook cell: ``show_sql(df.attrs["sql"], df.attrs["binds"])`` or
+    ``show_sql(statement)``; anything with ``.sql`` (and ``.binds``) works."""
+    if not isinstance(sql, str):
+        binds = binds if binds is not None else getattr(sql, "binds", None)
+        sql = getattr(sql, "sql", sql)
+    return SqlView(sql, binds)
