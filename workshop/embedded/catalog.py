@@ -151,6 +151,8 @@ class Catalog:
         self.tables: dict[str, Table] = {}
         self.indexes: dict[str, Index] = {}
         self.sequences: set[str] = set()
+        self.policies: dict[str, list] = {}
+        self.policy_loader = None
 
     def version_key(self) -> tuple:
         schema = self._conn.execute("PRAGMA schema_version").fetchone()[0]
@@ -179,6 +181,7 @@ class Catalog:
             indexes[row[0]] = Index(row[0], row[1], row[2], json.loads(row[3] or "[]"), row[4], row[5], row[6])
         self.tables, self.indexes = tables, indexes
         self.sequences = {r[0] for r in self._conn.execute('SELECT sequence_name FROM "ORA$SEQUENCES"')}
+        self.policies = self.policy_loader() if self.policy_loader else {}
         self._key = key
         return key
 

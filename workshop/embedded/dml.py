@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from . import errors
 from .catalog import Column, Table
-from .translate import Plan, Scope, Translator, _conjuncts, unsupported
+from .translate import Plan, Scope, Translator, _conjuncts, normalize_identifiers, unsupported
 
 
 def column_spec(table: Table, column: Column) -> str:
@@ -113,11 +113,22 @@ class DmlTranslator(Translator):
                 raise errors.EngineError(32796, "cannot update a generated always identity column")
             value = self._rewrite(assignment.expression, scope)
             sets.append(f'"{column.name}" = {store(value, table, column).sql(dialect="sqlite")}')
-        where = tree.args.get("where")
-        where_sql = f" WHERE {self._rewrite(where.this, scope).sql(dialect='sqlite')}" if where is not None else ""
+        where_sql = self._where_with_policy(tree.args.get("where"), table, "UPDATE", scope)
         alias_sql = f' AS "{alias}"' if alias != table.name else ""
         self.plan.sql = f'UPDATE "{table.name}"{alias_sql} SET {", ".join(sets)}{where_sql}'
         return self.plan
+
+    def _where_with_policy(self, where, table: Table, statement_type: str, scope: Scope) -> str:
+        """The statement's WHERE, plus the row-level security predicate for this statement type."""
+        conditions = []
+        if where is not None:
+            conditions.append(self._rewrite(where.this, scope))
+        predicate = self.policy_predicate(table.name, statement_type)
+        if predicate is not None:
+            conditions.append(self.policy_condition(predicate, scope))
+        if not conditions:
+            return ""
+        return " WHERE " + " AND ".join(f"({c.sql(dialect='sqlite')})" for c in conditions)
 
     # ------------------------------------------------------------------ DELETE
     def translate_delete(self, tree: exp.Delete) -> Plan:
@@ -128,8 +139,7 @@ class DmlTranslator(Translator):
         alias = tree.this.alias_or_name
         scope = Scope()
         scope.sources[alias] = table
-        where = tree.args.get("where")
-        where_sql = f" WHERE {self._rewrite(where.this, scope).sql(dialect='sqlite')}" if where is not None else ""
+        where_sql = self._where_with_policy(tree.args.get("where"), table, "DELETE", scope)
         alias_sql = f' AS "{alias}"' if alias != table.name else ""
         self.plan.sql = f'DELETE FROM "{table.name}"{alias_sql}{where_sql}'
         return self.plan
@@ -198,6 +208,9 @@ class DmlTranslator(Translator):
         condition = on.sql(dialect="sqlite")
         if where is not None:
             condition = f"({condition}) AND ({self._rewrite(where.this, scope).sql(dialect='sqlite')})"
+        predicate = self.policy_predicate(table.name, "UPDATE")
+        if predicate is not None:
+            condition = f"({condition}) AND ({self._qualified_policy(predicate, table, t_alias)})"
         statements = [f'UPDATE "{table.name}" AS "{t_alias}" SET {", ".join(sets)} '
                       f'FROM ({source_sql}) AS "{s_alias}" WHERE {condition}']
         delete = then.args.get("delete") if hasattr(then, "args") else None
@@ -221,11 +234,27 @@ class DmlTranslator(Translator):
         for col in on_sql.find_all(exp.Column):
             if col.table == t_alias:
                 col.set("table", exp.to_identifier(probe_alias, quoted=True))
-        filters = f'NOT EXISTS (SELECT 1 FROM "{table.name}" AS "{probe_alias}" WHERE {on_sql.sql(dialect="sqlite")})'
+        probe = on_sql.sql(dialect="sqlite")
+        predicate = self.policy_predicate(table.name, "SELECT")
+        if predicate is not None:
+            probe = f"({probe}) AND ({self._qualified_policy(predicate, table, probe_alias)})"
+        filters = f'NOT EXISTS (SELECT 1 FROM "{table.name}" AS "{probe_alias}" WHERE {probe})'
         if condition is not None:
             filters += f" AND ({self._rewrite(condition, scope).sql(dialect='sqlite')})"
         return (f'INSERT INTO "{table.name}" ({names}) SELECT {stored} FROM ({source_sql}) AS "{s_alias}" '
                 f'WHERE {filters}')
+
+    def _qualified_policy(self, predicate: str, table: Table, alias: str) -> str:
+        """A policy predicate whose column references point at `alias` (MERGE target or probe)."""
+        from .dialect import parse
+        condition = normalize_identifiers(parse(f"SELECT 1 FROM DUAL WHERE {predicate}").args["where"].this)
+        for col in condition.find_all(exp.Column):
+            if not col.table or col.table == table.name:
+                if table.column(col.name) is not None:
+                    col.set("table", exp.to_identifier(alias, quoted=True))
+        scope = Scope()
+        scope.sources[alias] = table
+        return self._rewrite(condition, scope).sql(dialect="sqlite")
 
     # ------------------------------------------------------------------ RETURNING
     def add_returning(self, exprs: list[str], binds: list[str], parse) -> None:

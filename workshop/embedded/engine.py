@@ -421,6 +421,8 @@ class Engine:
         if params is None:
             params = self.bind_values(plan, binds, input_types)
         self.begin_write()
+        if "before_write" in self.extensions:
+            self.extensions["before_write"](self)
         self._prepare_statement_state(plan, params)
         returning = None
         if plan.returning:
@@ -454,6 +456,8 @@ class Engine:
                     raise unsupported("executemany() with a query")
                 param_rows = [self.bind_values(plan, row, input_types) for row in rows]
                 self.begin_write()
+                if "before_write" in self.extensions:
+                    self.extensions["before_write"](self)
                 if plan.model_calls:
                     self._prepare_statement_state(plan, param_rows[0] if param_rows else {}, param_rows)
                 errors_out, counts, returning = [], [], []

@@ -9,7 +9,9 @@ if TYPE_CHECKING:
 
 
 def install(engine: "Engine") -> None:
-    from . import graph_support, procedures, text_support
+    from . import graph_support, procedures, rls, text_support
     procedures.install(engine)
     text_support.install(engine)
     graph_support.install(engine)
+    rls.install(engine)
+    engine.catalog.policy_loader = engine.extensions["policies"]

@@ -115,6 +115,8 @@ def _run_statement(engine: "Engine", statement: str, binds: Any) -> None:
         raise unsupported(f"PL/SQL statement '{statement[:60]}'")
     name = re.sub(r"\s+", "", m.group(1)).upper()
     procedure = engine.procedures.get(name)
+    if procedure is None and "user_procedure" in engine.extensions:
+        procedure = engine.extensions["user_procedure"](name)
     if procedure is None:
         raise errors.EngineError(6550, f"PLS-00201: identifier '{name}' must be declared "
                                        f"(not available in the embedded engine)")

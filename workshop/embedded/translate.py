@@ -339,6 +339,9 @@ class Translator:
             else:
                 table = self.catalog.table(name)
                 scope.sources[alias] = table if table is not None else exp.select("*")
+                predicate = self.policy_predicate(name, "SELECT")
+                if predicate is not None and not source.meta.get("rls_inner"):
+                    return self._protected_view(name, alias, predicate)
             return source
         if isinstance(source, exp.Subquery):
             source.set("this", self._rewrite_query(source.this, scope.parent or Scope()))
@@ -349,6 +352,30 @@ class Translator:
         if isinstance(source, (exp.Values,)):
             return self._rewrite(source, scope)
         raise unsupported(f"FROM item {source.sql(dialect='oracle')[:60]}")
+
+    # ------------------------------------------------------------------ row-level security
+    def policy_predicate(self, table: str, statement_type: str) -> str | None:
+        """The conjunction of the enabled policies' predicates for this table and statement type."""
+        found = [p.predicate for p in getattr(self.catalog, "policies", {}).get(table, [])
+                 if statement_type in p.statement_types]
+        return " AND ".join(f"({p})" for p in found) if found else None
+
+    def policy_condition(self, predicate: str, scope: Scope) -> exp.Expression:
+        from .dialect import parse
+        condition = normalize_identifiers(parse(f"SELECT 1 FROM DUAL WHERE {predicate}").args["where"].this)
+        return self._rewrite(condition, scope)
+
+    def _protected_view(self, table: str, alias: str, predicate: str) -> exp.Expression:
+        """A table under a SELECT policy, as Oracle's VPD sees it: an inline view with the predicate
+        (keeping the base rowid, which text search and hit lists refer to)."""
+        from .dialect import parse
+        inner = normalize_identifiers(parse(f'SELECT "{table}".ROWID AS "rowid", "{table}".* FROM "{table}" '
+                                            f'WHERE {predicate}'))
+        for t in inner.find_all(exp.Table):
+            if t.name == table:
+                t.meta["rls_inner"] = True
+        inner = self._rewrite_query(inner, None)
+        return exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
 
     def _table_function(self, source: exp.Table, scope: Scope) -> exp.Expression:
         call = source.this
@@ -627,7 +654,9 @@ class Translator:
 
     def _is_real_column(self, node: exp.Column, scope: Scope) -> bool:
         _, source = scope.resolve_column(node)
-        return source is not None
+        if isinstance(source, Table):
+            return source.column(node.name) is not None
+        return source is not None and _projection_named(source, node.name) is not None
 
     # ------------------------------------------------------------------ function calls
     def _function(self, name: str, args: list, scope: Scope, node: exp.Expression) -> exp.Expression:

@@ -1,0 +1,160 @@
+"""Row-level security: nothing crosses the tenant boundary, through every statement shape the
+hybrid pipeline uses; unsupported policy forms are rejected, never ignored."""
+import array
+
+import oracledb
+import pytest
+
+from tests.conftest import ora_code
+
+PACKAGE = """CREATE OR REPLACE PACKAGE BODY tenant_pkg AS
+  PROCEDURE set_tenant(p_tenant IN VARCHAR2) IS
+  BEGIN
+    DBMS_SESSION.SET_CONTEXT('tenant_ctx', 'tenant_id', p_tenant);
+  END set_tenant;
+  FUNCTION tenant_predicate(p_schema IN VARCHAR2, p_object IN VARCHAR2) RETURN VARCHAR2 IS
+  BEGIN
+    RETURN 'tenant_id = SYS_CONTEXT(''tenant_ctx'', ''tenant_id'')';
+  END tenant_predicate;
+END tenant_pkg;"""
+
+
+def _vec(*xs):
+    return array.array("f", xs)
+
+
+@pytest.fixture
+def secured(cur, conn):
+    cur.execute("CREATE TABLE chunks (id NUMBER PRIMARY KEY, tenant_id VARCHAR2(20) NOT NULL, body CLOB, "
+                "emb VECTOR(3, FLOAT32))")
+    rows = [(1, "acme", "vector search for acme", _vec(1, 0, 0)), (2, "globex", "vector search for globex", _vec(1, 0, 0)),
+            (3, "acme", "graph memory notes", _vec(0, 1, 0)), (4, "globex", "graph memory secrets", _vec(0, 1, 0))]
+    cur.executemany("INSERT INTO chunks VALUES (:1, :2, :3, :4)", rows)
+    conn.commit()
+    cur.execute("CREATE INDEX chunks_ctx ON chunks (body) INDEXTYPE IS CTXSYS.CONTEXT PARAMETERS ('SYNC (ON COMMIT)')")
+    cur.execute("CREATE VECTOR INDEX chunks_vec ON chunks (emb) ORGANIZATION INMEMORY NEIGHBOR GRAPH DISTANCE COSINE")
+    cur.execute("CREATE OR REPLACE CONTEXT tenant_ctx USING tenant_pkg")
+    cur.execute("CREATE OR REPLACE PACKAGE tenant_pkg AS PROCEDURE set_tenant(p_tenant IN VARCHAR2); END;")
+    cur.execute(PACKAGE)
+    cur.execute("""BEGIN DBMS_RLS.ADD_POLICY(object_schema => USER, object_name => 'CHUNKS',
+                   policy_name => 'TENANT_ISOLATION', function_schema => USER,
+                   policy_function => 'TENANT_PKG.TENANT_PREDICATE',
+                   statement_types => 'SELECT,INSERT,UPDATE,DELETE', update_check => TRUE); END;""")
+    cur.callproc("tenant_pkg.set_tenant", ["acme"])
+    return cur
+
+
+def _tenants(cur, sql, **binds):
+    cur.execute(sql, **binds)
+    return {r[0] for r in cur.fetchall()}
+
+
+SHAPES = {
+    "plain": "SELECT tenant_id FROM chunks",
+    "cte": "WITH c AS (SELECT tenant_id FROM chunks) SELECT tenant_id FROM c",
+    "subquery": "SELECT tenant_id FROM (SELECT * FROM chunks WHERE id > 0)",
+    "in-subquery": "SELECT t.tenant_id FROM chunks t WHERE t.id IN (SELECT id FROM chunks)",
+    "self-join": "SELECT b.tenant_id FROM chunks a JOIN chunks b ON a.id <> b.id",
+    "left-join": "SELECT c.tenant_id FROM dual d LEFT JOIN chunks c ON 1 = 1",
+    "text": "SELECT tenant_id FROM chunks WHERE CONTAINS(body, 'vector OR graph', 1) > 0",
+    "vector": "SELECT tenant_id FROM chunks ORDER BY VECTOR_DISTANCE(emb, TO_VECTOR('[1,0,0]'), COSINE) "
+              "FETCH APPROX FIRST 4 ROWS ONLY",
+    "hybrid-rrf": """WITH v AS (SELECT id, ROW_NUMBER() OVER (ORDER BY VECTOR_DISTANCE(emb, TO_VECTOR('[1,0,0]'), COSINE)) r
+                                 FROM chunks FETCH FIRST 10 ROWS ONLY),
+                          k AS (SELECT id, ROW_NUMBER() OVER (ORDER BY SCORE(1) DESC) r FROM chunks
+                                 WHERE CONTAINS(body, 'vector OR graph', 1) > 0 FETCH FIRST 10 ROWS ONLY)
+                     SELECT c.tenant_id FROM v FULL OUTER JOIN k ON v.id = k.id
+                     JOIN chunks c ON c.id = COALESCE(v.id, k.id)""",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_reads_never_cross_tenants(secured, shape):
+    assert _tenants(secured, SHAPES[shape]) == {"acme"}
+
+
+def test_no_context_sees_nothing(secured, db_path):
+    from workshop.embedded import connect
+    other = connect(db_path)
+    assert other.cursor().execute("SELECT COUNT(*) FROM chunks").fetchone() == (0,)
+    other.cursor().callproc("tenant_pkg.set_tenant", ["globex"])
+    assert _tenants(other.cursor(), SHAPES["hybrid-rrf"]) == {"globex"}
+    other.close()
+
+
+def test_writes_stay_inside_the_tenant(secured, conn):
+    secured.execute("UPDATE chunks SET body = 'overwritten'")
+    assert secured.rowcount == 2
+    secured.execute("DELETE FROM chunks WHERE id IN (2, 4)")      # globex rows: invisible, untouched
+    assert secured.rowcount == 0
+    with pytest.raises(oracledb.DatabaseError) as exc:
+        secured.execute("INSERT INTO chunks (id, tenant_id, body) VALUES (9, 'globex', 'planted')")
+    assert ora_code(exc) == 28115
+    with pytest.raises(oracledb.DatabaseError) as exc:
+        secured.execute("UPDATE chunks SET tenant_id = 'globex' WHERE id = 1")   # update_check
+    assert ora_code(exc) == 28115
+    secured.execute("""MERGE INTO chunks t USING (SELECT 1 AS id, 'merged' AS body FROM dual
+                                                   UNION ALL SELECT 5, 'new acme' FROM dual) s
+                       ON (t.id = s.id)
+                       WHEN MATCHED THEN UPDATE SET t.body = s.body
+                       WHEN NOT MATCHED THEN INSERT (id, tenant_id, body) VALUES (s.id, 'acme', s.body)""")
+    assert secured.rowcount == 2
+    with pytest.raises(oracledb.IntegrityError) as exc:   # globex's id 2 is invisible: MERGE inserts, the key clashes
+        secured.execute("""MERGE INTO chunks t USING (SELECT 2 AS id FROM dual) s ON (t.id = s.id)
+                           WHEN MATCHED THEN UPDATE SET t.body = 'hijack'
+                           WHEN NOT MATCHED THEN INSERT (id, tenant_id, body) VALUES (s.id, 'acme', 'x')""")
+    assert ora_code(exc) == 1
+    conn.commit()
+    secured.execute("BEGIN DBMS_RLS.DROP_POLICY(USER, 'CHUNKS', 'TENANT_ISOLATION'); END;")
+    secured.execute("SELECT id, tenant_id, body FROM chunks WHERE tenant_id = 'globex' ORDER BY id")
+    rows = [(i, t, b.read()) for i, t, b in secured.fetchall()]
+    assert rows == [(2, "globex", "vector search for globex"), (4, "globex", "graph memory secrets")]
+
+
+def test_context_can_only_be_set_by_its_package(secured):
+    with pytest.raises(oracledb.DatabaseError) as exc:
+        secured.execute("BEGIN DBMS_SESSION.SET_CONTEXT('tenant_ctx', 'tenant_id', 'globex'); END;")
+    assert ora_code(exc) == 1031
+    assert secured.execute("SELECT SYS_CONTEXT('tenant_ctx', 'tenant_id') FROM dual").fetchone() == ("acme",)
+
+
+def test_unenforceable_policies_are_rejected(secured):
+    with pytest.raises(oracledb.DatabaseError) as exc:
+        secured.execute("""CREATE OR REPLACE FUNCTION clever(s VARCHAR2, t VARCHAR2) RETURN VARCHAR2 IS
+                           BEGIN IF SYS_CONTEXT('tenant_ctx', 'tenant_id') IS NULL THEN RETURN '1=0'; END IF;
+                           RETURN 'tenant_id = 1'; END;""")
+    assert ora_code(exc) == 3001
+    with pytest.raises(oracledb.DatabaseError) as exc:
+        secured.execute("""BEGIN DBMS_RLS.ADD_POLICY(object_schema => USER, object_name => 'CHUNKS',
+                           policy_name => 'MASK', function_schema => USER,
+                           policy_function => 'TENANT_PKG.TENANT_PREDICATE', sec_relevant_cols => 'BODY'); END;""")
+    assert ora_code(exc) == 3001
+    with pytest.raises(oracledb.DatabaseError) as exc:
+        secured.execute("""BEGIN DBMS_RLS.ADD_POLICY(object_schema => USER, object_name => 'CHUNKS',
+                           policy_name => 'TENANT_ISOLATION', function_schema => USER,
+                           policy_function => 'TENANT_PKG.TENANT_PREDICATE'); END;""")
+    assert ora_code(exc) == 28101
+
+
+def test_langchain_similarity_search_respects_policy(secured, conn):
+    from langchain_core.embeddings import Embeddings
+    from langchain_oracledb import OracleVS
+    from langchain_oracledb.vectorstores.utils import DistanceStrategy
+
+    class Fixed(Embeddings):
+        def embed_documents(self, texts):
+            return [[1.0, 0.0, 0.0] for _ in texts]
+
+        def embed_query(self, text):
+            return [1.0, 0.0, 0.0]
+
+    store = OracleVS(conn, Fixed(), "MEMORIES", DistanceStrategy.COSINE)
+    store.add_texts(["acme fact", "globex fact"], [{"tenant_id": "acme"}, {"tenant_id": "globex"}])
+    # a policy on a langchain table: predicate over its JSON metadata
+    secured.execute("""CREATE OR REPLACE FUNCTION memories_predicate(s VARCHAR2, t VARCHAR2) RETURN VARCHAR2 IS
+                       BEGIN RETURN 'JSON_VALUE(metadata, ''$.tenant_id'') = SYS_CONTEXT(''tenant_ctx'', ''tenant_id'')';
+                       END;""")
+    secured.execute("""BEGIN DBMS_RLS.ADD_POLICY(object_schema => USER, object_name => 'MEMORIES',
+                       policy_name => 'MEM_TENANT', function_schema => USER,
+                       policy_function => 'MEMORIES_PREDICATE', statement_types => 'SELECT'); END;""")
+    assert [d.page_content for d in store.similarity_search("fact", k=5)] == ["acme fact"]
