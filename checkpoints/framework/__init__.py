@@ -1,0 +1,29 @@
+"""The checkpoint framework the per-part modules (checkpoints/partNN.py) are written with.
+
+    from checkpoints.framework import checkpoint, expect_table, expect_column
+
+    @checkpoint("TODO 1: create the RESEARCH_CHUNKS table")
+    def todo_1(conn):
+        expect_table(conn, "research_chunks")
+        expect_column(conn, "research_chunks", "embedding", "VECTOR", dims=384, fmt="FLOAT32")
+
+A passing check shows a green line; a failing one shows the reason and a hint and raises
+CheckpointFailed (CheckpointError when the check could not run). See docs/authoring-notebooks.md.
+"""
+from .dictionary import (INDEX_KINDS, ColumnType, column_types, committed_row_count, dictionary_name,
+                         expect_column, expect_committed, expect_index, expect_row_count, expect_table, find_indexes,
+                         index_exists, index_kind, row_count, table_exists, vector_format_name)
+from .expect import (expect, expect_at_most_k, expect_count, expect_filled, expect_keys, expect_ordered_by,
+                     expect_rows_equal, fail)
+from .outcome import CheckpointError, CheckpointFailed, Outcome
+from .render import as_html, as_text, in_notebook, show
+from .runner import CheckContext, as_failure, check, checkpoint, database_hint
+
+__all__ = [
+    "INDEX_KINDS", "CheckContext", "CheckpointError", "CheckpointFailed", "ColumnType", "Outcome", "as_failure",
+    "as_html", "as_text", "check", "checkpoint", "column_types", "committed_row_count", "database_hint",
+    "dictionary_name", "expect", "expect_at_most_k", "expect_column", "expect_committed", "expect_count",
+    "expect_filled", "expect_index", "expect_keys", "expect_ordered_by", "expect_row_count", "expect_rows_equal",
+    "expect_table", "fail", "find_indexes", "in_notebook", "index_exists", "index_kind", "row_count", "show",
+    "table_exists", "vector_format_name",
+]

@@ -1,0 +1,173 @@
+"""Solution notebook -> student notebook, deterministically.
+
+The student notebook is a pure function of the solution notebook's content: solution regions
+become TODO stubs, `solution-only` cells are dropped, outputs and execution counts are cleared,
+metadata is reduced to what the series needs, and the file is written in nbformat's canonical
+JSON. The same input always gives byte-identical output, so diffs show only real changes.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from .markup import (TAG_CHECKPOINT, TAG_SOLUTION, TAG_SOLUTION_ONLY, TAG_STUDENT_ONLY, TAG_TODO, MarkupError,
+                     Region, cell_lines, find_regions, has_markup)
+from .stubs import stub_cell
+
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+LANGUAGE_INFO = {"name": "python"}
+#: Cell metadata key the build writes: {"todo": N} on TODO stubs and on their checkpoint cells.
+WORKSHOP_KEY = "workshop"
+_DROPPED_TAGS = {TAG_SOLUTION, TAG_SOLUTION_ONLY, TAG_STUDENT_ONLY}
+
+
+@dataclass(frozen=True)
+class Todo:
+    """One TODO of a notebook: a `solution` cell and the checkpoint cell after it."""
+
+    number: int
+    cell_index: int            # index in the solution notebook
+    cell_id: str
+    hints: tuple[str, ...]     # the first hint of each region, in order
+    checkpoint_index: int      # index of the checkpoint cell in the solution notebook
+
+
+def read_notebook(path: Path) -> nbformat.NotebookNode:
+    return nbformat.read(str(path), as_version=4)
+
+
+def tags_of(cell: dict) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []) or [])
+
+
+def describe_cell(label: str, index: int, cell: dict) -> str:
+    """'solutions/01.ipynb cell 7 ("first line ...")' for error messages."""
+    first = next((line.strip() for line in cell_lines(cell.get("source", "")) if line.strip()), "")
+    if len(first) > 50:
+        first = first[:47] + "..."
+    return f"{label} cell {index + 1} ({first!r})" if first else f"{label} cell {index + 1}"
+
+
+def analyse(solution: nbformat.NotebookNode, label: str) -> tuple[dict[int, list[Region]], list[Todo]]:
+    """Validate the markup and tags of a solution notebook; regions by cell index and the TODO list.
+
+    Every problem found is reported in one MarkupError, so an author fixes them in one pass.
+    """
+    problems: list[str] = []
+    regions: dict[int, list[Region]] = {}
+    for index, cell in enumerate(solution.cells):
+        where = describe_cell(label, index, cell)
+        tags = tags_of(cell)
+        if TAG_SOLUTION_ONLY in tags and TAG_STUDENT_ONLY in tags:
+            problems.append(f"{where}: tagged both {TAG_SOLUTION_ONLY!r} and {TAG_STUDENT_ONLY!r}")
+        if TAG_TODO in tags:
+            problems.append(f"{where}: the {TAG_TODO!r} tag belongs to student notebooks; tag solution cells "
+                            f"{TAG_SOLUTION!r}")
+        if cell.cell_type != "code":
+            if has_markup(cell.source):
+                problems.append(f"{where}: solution markup in a {cell.cell_type} cell; tag the whole cell "
+                                f"{TAG_SOLUTION_ONLY!r} instead")
+            if TAG_SOLUTION in tags or TAG_CHECKPOINT in tags:
+                problems.append(f"{where}: {TAG_SOLUTION!r}/{TAG_CHECKPOINT!r} tags belong on code cells")
+            continue
+        try:
+            found = find_regions(cell.source, where)
+        except MarkupError as exc:
+            problems.append(str(exc))
+            continue
+        if found and (TAG_SOLUTION_ONLY in tags or TAG_STUDENT_ONLY in tags or TAG_CHECKPOINT in tags):
+            problems.append(f"{where}: solution regions are not allowed in a cell tagged "
+                            f"{sorted(set(tags) & {TAG_SOLUTION_ONLY, TAG_STUDENT_ONLY, TAG_CHECKPOINT})}")
+            continue
+        if found and TAG_SOLUTION not in tags:
+            problems.append(f"{where}: has solution regions but no {TAG_SOLUTION!r} tag; add the tag")
+        elif TAG_SOLUTION in tags and not found:
+            problems.append(f"{where}: tagged {TAG_SOLUTION!r} but has no '# BEGIN SOLUTION' region")
+        if found:
+            regions[index] = found
+    todos = _number_todos(solution, regions, label, problems)
+    if problems:
+        raise MarkupError("\n".join(problems))
+    return regions, todos
+
+
+def _number_todos(solution, regions: dict[int, list[Region]], label: str, problems: list[str]) -> list[Todo]:
+    todos: list[Todo] = []
+    for index in sorted(regions):
+        cell = solution.cells[index]
+        following = next((i for i in range(index + 1, len(solution.cells))
+                          if solution.cells[i].cell_type == "code"
+                          and TAG_SOLUTION_ONLY not in tags_of(solution.cells[i])), None)
+        if following is None or TAG_CHECKPOINT not in tags_of(solution.cells[following]):
+            problems.append(f"{describe_cell(label, index, cell)}: the next code cell must be the TODO's "
+                            f"checkpoint, tagged {TAG_CHECKPOINT!r}")
+            continue
+        hints = tuple(region.hints[0] if region.hints else "" for region in regions[index])
+        todos.append(Todo(len(todos) + 1, index, str(cell.get("id", "")), hints, following))
+    return todos
+
+
+def student_notebook(solution: nbformat.NotebookNode, label: str = "notebook") -> nbformat.NotebookNode:
+    """The student notebook for a solution notebook (see module docstring)."""
+    regions, todos = analyse(solution, label)
+    todo_by_cell = {todo.cell_index: todo for todo in todos}
+    todo_by_checkpoint = {todo.checkpoint_index: todo for todo in todos}
+    cells = []
+    used_ids: set[str] = set()
+    for index, cell in enumerate(solution.cells):
+        tags = tags_of(cell)
+        if TAG_SOLUTION_ONLY in tags:
+            continue
+        source = cell.source.replace("\r\n", "\n").replace("\r", "\n")
+        new_tags = [tag for tag in tags if tag not in _DROPPED_TAGS]
+        workshop_meta = None
+        if index in todo_by_cell:
+            todo = todo_by_cell[index]
+            source = stub_cell(source, regions[index], todo.number, describe_cell(label, index, cell))
+            new_tags.append(TAG_TODO)
+            workshop_meta = {"todo": todo.number}
+        elif index in todo_by_checkpoint:
+            workshop_meta = {"todo": todo_by_checkpoint[index].number}
+        metadata: dict = {}
+        if new_tags:
+            metadata["tags"] = new_tags
+        if workshop_meta:
+            metadata[WORKSHOP_KEY] = workshop_meta
+        new = {"cell_type": cell.cell_type, "id": _cell_id(cell, index, used_ids), "metadata": metadata,
+               "source": source}
+        if cell.cell_type == "code":
+            new.update(execution_count=None, outputs=[])
+        elif cell.cell_type == "markdown" and cell.get("attachments"):
+            new["attachments"] = copy.deepcopy(dict(cell.attachments))
+        cells.append(new)
+    nb = nbformat.from_dict({"cells": cells, "metadata": {"kernelspec": KERNELSPEC, "language_info": LANGUAGE_INFO},
+                             "nbformat": 4, "nbformat_minor": 5})
+    nbformat.validate(nb)
+    return nb
+
+
+def _cell_id(cell: dict, index: int, used: set[str]) -> str:
+    """Keep the solution's cell id (so student and solution cells pair up); derive one if absent."""
+    candidate = str(cell.get("id") or f"cell-{index + 1}")
+    while candidate in used:
+        candidate = f"{candidate}-{index + 1}"
+    used.add(candidate)
+    return candidate
+
+
+def render(nb: nbformat.NotebookNode) -> str:
+    """Canonical notebook text: what Jupyter itself writes, plus a final newline."""
+    text = nbformat.writes(nb, version=4)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def build_text(solution_path: Path, label: str | None = None) -> str:
+    """The student notebook text for one solution notebook file."""
+    return render(student_notebook(read_notebook(solution_path), label or str(solution_path)))
+
+
+def list_todos(solution_path: Path, label: str | None = None) -> list[Todo]:
+    return analyse(read_notebook(solution_path), label or str(solution_path))[1]
