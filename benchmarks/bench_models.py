@@ -77,7 +77,8 @@ def main() -> None:
     setup = time.perf_counter() - t0
 
     print(f"# bench_models: onnxruntime {ort.__version__}, {os.cpu_count()} CPUs, "
-          f"{THREADS_ENV}={os.environ.get(THREADS_ENV, '2')}, model files cached+loaded in {setup:.1f} s\n")
+          f"{THREADS_ENV}={os.environ.get(THREADS_ENV, '2')}, model files cached+loaded in {setup:.1f} s, "
+          f"load average before {os.getloadavg()[0]:.1f}\n")
     print("| embedding (all-MiniLM-L6-v2) | texts | one call per text (sent/s) | batched fast path (sent/s) |")
     print("|---|---:|---:|---:|")
     for label, corpus in (("short, 8-30 words", short), ("passage, 80-120 words", passages)):
@@ -108,7 +109,8 @@ def main() -> None:
             samples.append(time.perf_counter() - t0)
         p50, p95 = percentiles(samples)
         print(f"| {label} | {p50:.0f} | {p95:.0f} | {CANDIDATES / p50 * 1000:.0f} |")
-    print(f"\nReranker: {reranker.card.label}")
+    print(f"\nReranker: {reranker.card.label}. Load average after: {os.getloadavg()[0]:.1f} "
+          "(other processes on these cores slow every row).")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from workshop.models.model_cache import atomic_write, ensure_cached, sha256_byte
 
 # The pins, repeated here on purpose: changing the build must be a deliberate, reviewed change.
 PINNED_EMBEDDING = "163687205c11e57b47a2826a470a7e17e2f4b586f8bd3f9a0819126547691b5c"
-PINNED_RERANKER = "16bb458573e10fc2bfab95374075402833707cc58b57ad27fba5de12c01af020"
+PINNED_RERANKER = "acdfeb41a2956ddf9d08604d4f8f502425a107b311e9e76c6d39c5fa9fa35a00"
 
 
 def test_embedding_file_matches_pin(embedding_path):

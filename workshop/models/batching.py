@@ -87,8 +87,9 @@ def pad_rows(rows: list[list[np.ndarray]]) -> list[np.ndarray]:
 
 def batch_order(rows: list[list[np.ndarray]], max_rows: int = MAX_BATCH_ROWS,
                 max_tokens: int = MAX_BATCH_TOKENS) -> list[list[int]]:
-    """Row indices grouped into batches of similar length (longest first) within both limits."""
-    length = [sum(t.shape[1] for t in r) for r in rows]
+    """Row indices grouped into batches of similar length (longest first) within both limits; a row's
+    length is its widest tensor (the padded width it imposes on its batch)."""
+    length = [max(t.shape[1] for t in r) for r in rows]
     batches: list[list[int]] = []
     for i in sorted(range(len(rows)), key=lambda i: -length[i]):
         current = batches[-1] if batches else None

@@ -25,7 +25,7 @@ from workshop.models.tokenizer_graph import add_bert_tokenizer, add_single_encod
 STAND_IN = "stand-in (bi-encoder cosine, not a cross-encoder)"
 RERANKER_FILE = "reranker_stand_in_minilm_l6_cosine.onnx"
 #: sha256 of the built file (same inputs as the embedding model's pin); tests pin the same value.
-RERANKER_SHA256 = "16bb458573e10fc2bfab95374075402833707cc58b57ad27fba5de12c01af020"
+RERANKER_SHA256 = "acdfeb41a2956ddf9d08604d4f8f502425a107b311e9e76c6d39c5fa9fa35a00"
 
 STAND_IN_CARD = ModelCard(
     kind="bi-encoder-cosine",
@@ -38,37 +38,21 @@ STAND_IN_CARD = ModelCard(
 )
 
 
-def _pad_to(b: GraphBuilder, t: str, width: str, name: str) -> str:
-    """Zero-pad a [B, S] tensor on the right to [B, width]."""
-    missing = b.op("Sub", [width, b.op("Slice", [b.op("Shape", [t], f"{name}.shape"), "pad.one", "pad.two"],
-                                            f"{name}.len")], f"{name}.missing")
-    pads = b.op("Concat", ["pad.zeros3", missing], f"{name}.pads", axis=0)
-    return b.op("Pad", [t, pads], f"{name}.padded", mode="constant")
-
-
 def build_cosine_reranker(folder: Path | None = None) -> onnx.ModelProto:
+    """Two encoder towers over one set of weights (no padding of the query to the passage length)."""
     src = read_bert_folder(folder or minilm_folder())
     b = GraphBuilder()
-    first = add_single_encoding(b, add_bert_tokenizer(b, FIRST_INPUT, src.tokenizer, "first"), MAX_TOKENS, "first")
-    second = add_single_encoding(b, add_bert_tokenizer(b, SECOND_INPUT, src.tokenizer, "second"), MAX_TOKENS, "second")
-    # Both sides go through the encoder as one [2B, S] batch, padded to the longer side.
-    b.int64s("pad.one", [1])
-    b.int64s("pad.two", [2])
-    b.int64s("pad.zeros3", [0, 0, 0])
-    width = b.op("Max", [b.op("Slice", [b.op("Shape", [first[0]], "pad.first_shape"), "pad.one", "pad.two"],
-                              "pad.first_len"),
-                         b.op("Slice", [b.op("Shape", [second[0]], "pad.second_shape"), "pad.one", "pad.two"],
-                              "pad.second_len")], "pad.width")
-    ids, mask, types = (b.op("Concat", [_pad_to(b, f, width, f"{f}.p"), _pad_to(b, s, width, f"{s}.p")],
-                             f"both.{kind}", axis=0)
-                        for f, s, kind in zip(first, second, ("ids", "mask", "types")))
-    unit = add_mean_pool_l2(b, add_encoder(b, src, ids, mask, types), mask, "both.unit")
-    b.op("Split", [unit], ["first.unit", "second.unit"], axis=0)
-    scores = b.op("ReduceSum", [b.op("Mul", ["first.unit", "second.unit"], "pair.product"), b.int64s("pair.axis", [-1])],
-                  "pair.cosine", keepdims=1)
+    units, batch_inputs = [], []
+    for side, text in (("first", FIRST_INPUT), ("second", SECOND_INPUT)):
+        ids, mask, types = add_single_encoding(b, add_bert_tokenizer(b, text, src.tokenizer, side), MAX_TOKENS, side)
+        hidden = add_encoder(b, src, ids, mask, types, tag=f"{side}.")
+        units.append(add_mean_pool_l2(b, hidden, mask, f"{side}.unit", tag=f"{side}."))
+        batch_inputs += [ids, mask, types]
+    scores = b.op("ReduceSum", [b.op("Mul", units, "pair.product"), b.int64s("pair.axis", [-1])], "pair.cosine",
+                  keepdims=1)
     add_scalar_output(b, scores)
     inputs, outputs = reranker_io()
-    props = STAND_IN_CARD.props() | batch_props([*first, *second], scores)
+    props = STAND_IN_CARD.props() | batch_props(batch_inputs, scores)
     return make_model(b, "reranker_stand_in_minilm_l6_cosine", inputs, outputs, props, STAND_IN_CARD.description)
 
 

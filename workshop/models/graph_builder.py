@@ -41,6 +41,10 @@ class GraphBuilder:
     def int64s(self, name: str, values: Sequence[int]) -> str:
         return self.const(name, list(values), np.int64)
 
+    def shared(self, name: str, value, dtype=None) -> str:
+        """Like const, but reuse an initializer of that name if one exists (weights shared by two towers)."""
+        return name if self.has(name) else self.const(name, value, dtype)
+
     def op(self, op_type: str, inputs: Sequence[str], output: str | Sequence[str], domain: str = "", **attrs) -> str:
         """Add a node; returns its (first) output name."""
         outputs = [output] if isinstance(output, str) else list(output)
