@@ -72,9 +72,11 @@ def highlight(text: object, terms: Iterable[str], width: int | None = None, tag:
 def shorten_columns(frame: pd.DataFrame, columns: Sequence[str] | None = None, width: int = 80) -> pd.DataFrame:
     """A copy of `frame` with long text cells truncated (all object columns when `columns` is None)."""
     out = frame.copy()
-    names = columns if columns is not None else [c for c in out.columns if out[c].dtype == object]
-    for name in names:
-        out[name] = out[name].map(lambda v: truncate(v, width) if isinstance(v, str) or v is None else v)
+    if columns is None:
+        columns = [c for c in out.columns
+                   if out[c].dtype == object or pd.api.types.is_string_dtype(out[c].dtype)]
+    for name in columns:
+        out[name] = out[name].map(lambda v: truncate(v, width) if isinstance(v, str) else _cell(v))
     return out
 
 
@@ -96,7 +98,7 @@ def results_html(frame: pd.DataFrame, terms: Iterable[str] = (), text_columns: S
 
 
 def _cell(value: object) -> str:
-    if value is None or (isinstance(value, float) and value != value):
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
         return ""
     if isinstance(value, float):
         return f"{value:.4f}"

@@ -50,6 +50,7 @@ def rrf_fuse(rankings: Mapping[str, Sequence[Hashable]], k: int = DEFAULT_K,
             seen.add(item)
             scores[item] = scores.get(item, 0.0) + weight / (k + rank)
     try:
+        sorted(scores)  # ids must be mutually comparable, whether or not a tie occurs this time
         return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
     except TypeError:
         raise TypeError("ids of different types cannot be ordered for tie-breaking; "

@@ -133,4 +133,7 @@ def hybrid_rrf(conn: oracledb.Connection, table: str, text_column: str, embeddin
     statement = hybrid_rrf_sql(table, text_column, embedding_column, vector_query, keywords, k, candidates, rrf_k,
                                weights, filters, metric, model=model, id_column=id_column, columns=columns)
     legs = ("vector", "keyword") if keywords is not None else ("vector",)
-    return run_statement(conn, statement, "rrf", keywords=keywords, legs=legs)
+    frame = run_statement(conn, statement, "rrf", keywords=keywords, legs=legs)
+    for column in ("vector_rank", "keyword_rank"):  # a missing rank is <NA>, not NaN in a float column
+        frame[column] = frame[column].astype("Int64")
+    return frame
