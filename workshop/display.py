@@ -73,8 +73,7 @@ def shorten_columns(frame: pd.DataFrame, columns: Sequence[str] | None = None, w
     """A copy of `frame` with long text cells truncated (all object columns when `columns` is None)."""
     out = frame.copy()
     if columns is None:
-        columns = [c for c in out.columns
-                   if out[c].dtype == object or pd.api.types.is_string_dtype(out[c].dtype)]
+        columns = _text_columns(out)
     for name in columns:
         out[name] = out[name].map(lambda v: truncate(v, width) if isinstance(v, str) else _cell(v))
     return out
@@ -95,6 +94,44 @@ def results_html(frame: pd.DataFrame, terms: Iterable[str] = (), text_columns: S
                 cells.append(f"<td>{html.escape(_cell(value))}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def keywords_from_query(contains_query: str | None) -> list[str]:
+    """The brace-escaped terms of a CONTAINS query built by keyword_terms (``}}`` read as ``}``);
+    ``{ORA-51962} ACCUM {pool}`` -> ``["ORA-51962", "pool"]``. None -> []."""
+    if not contains_query:
+        return []
+    return [t.replace("}}", "}") for t in re.findall(r"\{((?:[^}]|\}\})*)\}", contains_query)]
+
+
+def _text_columns(frame: pd.DataFrame) -> list[str]:
+    return [c for c in frame.columns if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c].dtype)]
+
+
+class ResultsView:
+    """A result frame for a notebook: HTML with terms highlighted, plain text elsewhere."""
+
+    def __init__(self, frame: pd.DataFrame, terms: Iterable[str], text_columns: Sequence[str], width: int):
+        self.frame, self.terms, self.text_columns, self.width = frame, list(terms), list(text_columns), width
+
+    def _repr_html_(self) -> str:
+        strategy = self.frame.attrs.get("strategy")
+        caption = f"<p><b>{html.escape(str(strategy))}</b>: {len(self.frame)} rows</p>" if strategy else ""
+        return caption + results_html(self.frame, self.terms, self.text_columns, self.width)
+
+    def __str__(self) -> str:
+        return shorten_columns(self.frame, self.text_columns, min(self.width, 60)).to_string(index=False)
+
+    __repr__ = __str__
+
+
+def show_results(frame: pd.DataFrame, terms: Iterable[str] | None = None,
+                 text_columns: Sequence[str] | None = None, width: int = 160) -> ResultsView:
+    """Show a search result: text cut to `width`, query terms highlighted (by default the keywords
+    the search used, from ``frame.attrs["keywords"]``), every value escaped."""
+    if terms is None:
+        terms = keywords_from_query(frame.attrs.get("keywords"))
+    return ResultsView(frame, terms, text_columns if text_columns is not None else _text_columns(frame), width)
 
 
 def _cell(value: object) -> str:

@@ -4,8 +4,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from workshop.display import (SqlView, compare_strategies, format_sql, highlight, overlap_table, results_html,
-                              shorten_columns, show_sql, term_pattern, truncate)
+from workshop.display import (SqlView, compare_strategies, format_sql, highlight, keywords_from_query,
+                              overlap_table, results_html, shorten_columns, show_results, show_sql, term_pattern,
+                              truncate)
 from workshop.retrieval import Statement
 
 HOSTILE = '<script>alert("x")</script> & <b>bold</b>'
@@ -130,3 +131,23 @@ def test_show_sql_plain_and_html():
     assert "<script>" not in page and "&lt;script&gt;" in page
     assert "SELECT" in page
     assert str(show_sql("SELECT 1 FROM dual")) == "SELECT 1\nFROM dual"
+
+
+def test_keywords_from_query_reads_keyword_terms_output():
+    from workshop.retrieval import keyword_terms
+    assert keywords_from_query(keyword_terms("Fix ORA-51962 in the pool")) == ["Fix", "ORA-51962", "pool"]
+    assert keywords_from_query("{a}}b} AND {c}") == ["a}b", "c"]
+    assert keywords_from_query(None) == []
+
+
+def test_show_results_highlights_the_search_keywords():
+    frame = pd.DataFrame({"rank": [1, 2], "id": ["D1", "D2"],
+                          "text": ["The pool for ORA-51962 <empty>", "nothing here " * 30]})
+    frame.attrs.update({"strategy": "keyword", "keywords": "{ORA-51962} ACCUM {pool}"})
+    view = show_results(frame, width=50)
+    page = view._repr_html_()
+    assert "<mark>ORA-51962</mark>" in page and "<mark>pool</mark>" in page
+    assert "&lt;empty&gt;" in page and "<p><b>keyword</b>: 2 rows</p>" in page
+    assert "ACCUM" not in page
+    plain = str(view)
+    assert "ORA-51962" in plain and "<mark>" not in plain and "nothing here " * 5 not in plain
