@@ -15,7 +15,7 @@ from sqlglot import exp
 
 from . import errors
 from .catalog import Catalog, Column, Table, bump_ddl_version
-from .dialect import parse
+from .dialect import OracleX, parse
 from .lexing import code_mask, matching_paren, split_top_level, strip_comments
 from .translate import Scope, Translator, normalize_identifiers, unsupported
 from .values import SQLITE_DECLTYPES
@@ -157,7 +157,7 @@ class DdlExecutor:
                     parts.append("UNIQUE")
                     constraint_rows.append((cname, "U", None, [name], None))
                 elif isinstance(kind, exp.DefaultColumnConstraint):
-                    default_text = kind.this.sql(dialect="oracle")
+                    default_text = kind.this.sql(dialect=OracleX)
                     default_sql = translator.translate_expression(kind.this.copy())
                     default_spec = "|".join([spec["data_type"], str(spec.get("length") or ""),
                                              spec.get("char_semantics") or "",
@@ -169,7 +169,7 @@ class DdlExecutor:
                 elif isinstance(kind, exp.CheckColumnConstraint):
                     check = translator.translate_expression(kind.this.copy(), table_scope)
                     parts.append(f"CHECK ({check})")
-                    constraint_rows.append((cname, "C", kind.this.sql(dialect="oracle"), [name], None))
+                    constraint_rows.append((cname, "C", kind.this.sql(dialect=OracleX), [name], None))
                 elif isinstance(kind, exp.GeneratedAsIdentityColumnConstraint):
                     identity = "ALWAYS" if kind.args.get("this") else "BY DEFAULT"
                     nullable = "N"
@@ -181,7 +181,7 @@ class DdlExecutor:
                 elif isinstance(kind, exp.CollateColumnConstraint):
                     raise unsupported("COLLATE in a column definition")
                 else:
-                    raise unsupported(f"column constraint {kind.sql(dialect='oracle')}")
+                    raise unsupported(f"column constraint {kind.sql(dialect=OracleX)}")
             if identity and spec["data_type"] not in ("NUMBER", "INTEGER"):
                 raise errors.EngineError(30675, "identity column must be a numeric type")
             sqlite_cols.append((name, parts, identity))
@@ -211,9 +211,9 @@ class DdlExecutor:
                 elif isinstance(kind, exp.CheckColumnConstraint):
                     check = translator.translate_expression(kind.this.copy(), table_scope)
                     table_sql_constraints.append(f"CHECK ({check})")
-                    constraint_rows.append((cname, "C", kind.this.sql(dialect="oracle"), [], None))
+                    constraint_rows.append((cname, "C", kind.this.sql(dialect=OracleX), [], None))
                 else:
-                    raise unsupported(f"table constraint {kind.sql(dialect='oracle')}")
+                    raise unsupported(f"table constraint {kind.sql(dialect=OracleX)}")
         column_sql = []
         # Only an identity primary key becomes SQLite's rowid alias (which fills NULLs itself);
         # every other key column is NOT NULL, as Oracle enforces (SQLite would accept NULL keys).
@@ -306,7 +306,7 @@ class DdlExecutor:
             for constraint in coldef.args.get("constraints") or []:
                 kind = constraint.args["kind"]
                 if isinstance(kind, exp.DefaultColumnConstraint):
-                    default_text = kind.this.sql(dialect="oracle")
+                    default_text = kind.this.sql(dialect=OracleX)
                     default_sql = f" DEFAULT ({Translator(self.catalog).translate_expression(kind.this.copy())})"
                 else:
                     raise unsupported("ALTER TABLE ADD with constraints")
@@ -570,7 +570,7 @@ class DdlExecutor:
 
 # ---------------------------------------------------------------------- column types
 def _column_type(datatype: exp.DataType) -> dict:
-    text = datatype.sql(dialect="oracle").upper()
+    text = datatype.sql(dialect=OracleX).upper()
     base = re.split(r"[\s(]", text, maxsplit=1)[0]
     params = [p.strip() for p in re.findall(r"\((.*)\)", text)[0].split(",")] if "(" in text else []
     spec: dict = {}

@@ -54,7 +54,27 @@ def _plain_call(name: str):
     return lambda args: exp.Anonymous(this=name, expressions=args)
 
 
+def _model_using_sql(self, e: exp.Expression) -> str:
+    args = ", ".join(self.sql(a) for a in e.expressions)
+    return f"{e.this.name}({self.sql(e.args['model'])} USING {args})"
+
+
+def _model_arg_sql(self, e: exp.Expression) -> str:
+    name = e.args.get("name")
+    return f"{self.sql(e.this)} AS {self.sql(name)}" if name is not None else self.sql(e.this)
+
+
+def _json_query_sql(self, e: exp.Expression) -> str:
+    wrapper = e.args.get("wrapper")
+    suffix = f" WITH {wrapper} WRAPPER" if wrapper and wrapper != "WITHOUT" else ""
+    return f"JSON_QUERY({self.sql(e.this)}, {self.sql(e.args['path'])}{suffix})"
+
+
 class OracleX(Oracle):
+    class Generator(Oracle.Generator):
+        TRANSFORMS = {**Oracle.Generator.TRANSFORMS, ModelUsing: _model_using_sql, ModelArg: _model_arg_sql,
+                      JsonQuery: _json_query_sql}
+
     def to_json_path(self, path):
         # Keep SQL/JSON paths as the original string literal: our evaluator implements Oracle's grammar.
         return path

@@ -54,6 +54,9 @@ class StatementState:
         self.text_hits: dict[int, dict[int, int]] = {}
         self.model_outputs: dict[int, dict[tuple, Any]] = {}
         self.error: BaseException | None = None
+        self.plan = None
+        self.collect: dict[int, list[tuple]] | None = None
+        self.placeholders: dict[int, Any] = {}
 
 
 class Engine:
@@ -152,6 +155,10 @@ class Engine:
         return hits.get(rowid, 0)
 
     def _model_call(self, slot: int, *args):
+        collect = getattr(self.state, "collect", None)
+        if collect is not None:
+            collect[slot].append(tuple(args))
+            return self.state.placeholders[slot]
         outputs = self.state.model_outputs.get(slot)
         if outputs is None:
             raise unsupported("VECTOR_EMBEDDING / PREDICTION (no model runtime installed)")
@@ -370,6 +377,7 @@ class Engine:
                                 [tuple(_sql_value(v) for v in row) for row in rows])
 
     def _prepare_statement_state(self, plan: Plan, params: dict[str, Any], param_rows: list[dict] | None = None):
+        self.state.plan = plan
         if plan.table_functions:
             self._fill_table_functions(plan, params)
         for search in plan.text_searches:
@@ -378,7 +386,7 @@ class Engine:
             self.state.text_hits[search.slot] = hits
             if search.filter_param:
                 params[search.filter_param] = json.dumps(list(hits))
-        if plan.model_calls:
+        if plan.model_calls and not all(mc.slot in self.state.model_outputs for mc in plan.model_calls):
             prepare = self.extensions.get("prepare_model_calls")
             if prepare is None:
                 raise unsupported("VECTOR_EMBEDDING / PREDICTION (no model runtime installed)")

@@ -9,8 +9,9 @@ if TYPE_CHECKING:
 
 
 def install(engine: "Engine") -> None:
-    from . import graph_support, procedures, rls, text_support
+    from . import graph_support, model_support, procedures, rls, text_support
     procedures.install(engine)
+    model_support.install(engine)
     text_support.install(engine)
     graph_support.install(engine)
     rls.install(engine)

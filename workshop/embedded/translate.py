@@ -14,7 +14,7 @@ from sqlglot import exp
 
 from . import errors
 from .catalog import DICTIONARY_NAMES, SCHEMA_OWNER, Catalog, Column, Table
-from .dialect import ModelArg, ModelUsing, JsonQuery
+from .dialect import JsonQuery, ModelArg, ModelUsing, OracleX
 
 # Functions implemented natively by SQLite with Oracle semantics, passed through unchanged.
 _PASSTHROUGH = (
@@ -85,6 +85,8 @@ class ModelCall:
     function: str
     model: str
     input_names: list[str]
+    args_sql: list[str] = field(default_factory=list)
+    constant: bool = True
 
 
 @dataclass
@@ -290,7 +292,7 @@ class Translator:
         for join in node.args.get("joins") or []:
             join.set("this", self._rewrite_source(join.this, scope))
         self._rewrite_rownum(node)
-        original_texts = [p.sql(dialect="oracle") for p in node.expressions]
+        original_texts = [p.sql(dialect=OracleX) for p in node.expressions]
         # WHERE first: CONTAINS registers the text searches that SCORE in the select list refers to.
         for key in ("where", "expressions", "group", "having", "order", "qualify", "windows"):
             value = node.args.get(key)
@@ -351,7 +353,7 @@ class Translator:
             return self._json_table(source, scope)
         if isinstance(source, (exp.Values,)):
             return self._rewrite(source, scope)
-        raise unsupported(f"FROM item {source.sql(dialect='oracle')[:60]}")
+        raise unsupported(f"FROM item {source.sql(dialect=OracleX)[:60]}")
 
     # ------------------------------------------------------------------ row-level security
     def policy_predicate(self, table: str, statement_type: str) -> str | None:
@@ -513,6 +515,10 @@ class Translator:
             return self._model_call(node, scope)
         if isinstance(node, exp.Contains):
             return self._contains(node, scope)
+        if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous):
+            call = node.expression
+            call.set("expressions", [self._rewrite(a, scope) for a in call.expressions])
+            return self._package_call(node, scope)
         for key, value in list(node.args.items()):
             if isinstance(value, exp.Expression):
                 node.set(key, self._rewrite(value, scope))
@@ -546,7 +552,7 @@ class Translator:
             return self._arithmetic(node, scope)
         if isinstance(node, exp.Interval):
             return _ora("ORA_INTERVAL_LITERAL", exp.Literal.string(node.this.name if node.this else ""),
-                        exp.Literal.string(node.unit.sql(dialect="oracle") if node.unit else ""))
+                        exp.Literal.string(node.unit.sql(dialect=OracleX) if node.unit else ""))
         if isinstance(node, exp.NullSafeEQ):
             return self._distance("COSINE", node.this, node.expression)
         if isinstance(node, exp.Distance):
@@ -601,7 +607,7 @@ class Translator:
         if isinstance(node, exp.Lock):
             return node
         if isinstance(node, exp.Func) and not isinstance(node, _PASSTHROUGH):
-            raise unsupported(f"function {node.sql(dialect='oracle')[:40]}")
+            raise unsupported(f"function {node.sql(dialect=OracleX)[:40]}")
         return node
 
     def _column(self, node: exp.Column, scope: Scope) -> exp.Expression:
@@ -625,7 +631,7 @@ class Translator:
                 return exp.column("rowid")
             raise unsupported(f"pseudocolumn {name}")
         if qualifier and node.args.get("db") is not None:
-            raise unsupported(f"JSON dot-notation or three-part name {node.sql(dialect='oracle')}")
+            raise unsupported(f"JSON dot-notation or three-part name {node.sql(dialect=OracleX)}")
         if qualifier and name == "ROWID" and not self._is_real_column(node, scope):
             return exp.column("rowid", table=qualifier, quoted=True)
         if not scope.knows_column(node):
@@ -691,7 +697,7 @@ class Translator:
         package = node.this.name.upper() if isinstance(node.this, (exp.Identifier, exp.Column)) else None
         call = node.expression
         if package is None or not isinstance(call, exp.Anonymous):
-            raise unsupported(f"expression {node.sql(dialect='oracle')[:60]}")
+            raise unsupported(f"expression {node.sql(dialect=OracleX)[:60]}")
         full = f"{package}.{call.name.upper()}"
         if full in ENGINE_FUNCTIONS:
             return _ora(ENGINE_FUNCTIONS[full][0], *call.expressions)
@@ -722,7 +728,7 @@ class Translator:
 
     def _cast(self, node: exp.Cast) -> exp.Expression:
         to = node.to
-        target = to.sql(dialect="oracle").upper()
+        target = to.sql(dialect=OracleX).upper()
         base = target.split("(")[0].strip()
         if base in ("VARCHAR2", "VARCHAR", "NVARCHAR2", "CHAR", "NCHAR", "CLOB", "NCLOB"):
             size = _type_size(to)
@@ -751,7 +757,7 @@ class Translator:
 
     def _json_value(self, node: exp.JSONValue) -> exp.Expression:
         returning = node.args.get("returning") or None
-        returning_name = returning.sql(dialect="oracle").upper() if returning is not None else "VARCHAR2"
+        returning_name = returning.sql(dialect=OracleX).upper() if returning is not None else "VARCHAR2"
         on = node.args.get("on_condition") or None
         on_error = on_empty = "NULL"
         if on is not None:
@@ -828,7 +834,9 @@ class Translator:
             value = self._rewrite(arg.this, scope)
             names.append(arg.args["name"].name.upper() if arg.args.get("name") is not None else "DATA")
             values.append(value)
-        call = ModelCall(slot=len(self.plan.model_calls), function=function, model=model, input_names=names)
+        call = ModelCall(slot=len(self.plan.model_calls), function=function, model=model, input_names=names,
+                         args_sql=[v.sql(dialect="sqlite") for v in values],
+                         constant=not any(isinstance(n, exp.Column) for v in values for n in v.walk()))
         self.plan.model_calls.append(call)
         out = _ora("ORA_MODEL_CALL", exp.Literal.number(call.slot), *values)
         out.meta["oracle_type"] = "VECTOR" if function == "VECTOR_EMBEDDING" else "BINARY_DOUBLE"
@@ -899,7 +907,7 @@ class Translator:
                 name = projection.name
                 inner = projection
             else:
-                name = re.sub(r"\s+", "", projection.meta.get("oracle_text") or projection.sql(dialect="oracle")).upper()
+                name = re.sub(r"\s+", "", projection.meta.get("oracle_text") or projection.sql(dialect=OracleX)).upper()
                 inner = projection
             types.append(self.infer_type(inner, scope))
             names.append(name)
@@ -1027,7 +1035,7 @@ def _metric_name(node: exp.Expression) -> str:
         return node.name.upper()
     if isinstance(node, exp.Literal):
         return str(node.this).upper()
-    raise unsupported(f"vector distance metric given as {node.sql(dialect='oracle')}")
+    raise unsupported(f"vector distance metric given as {node.sql(dialect=OracleX)}")
 
 
 def _sort_args(ordered: list[exp.Expression]) -> list[exp.Expression]:
@@ -1117,7 +1125,7 @@ def _json_table_columns(schema: exp.Expression) -> list:
             out.append(JsonTableColumn(name=coldef.name, kind="ordinality"))
             continue
         kind = coldef.args.get("kind")
-        type_name = kind.sql(dialect="oracle").upper() if kind is not None else "VARCHAR2(4000)"
+        type_name = kind.sql(dialect=OracleX).upper() if kind is not None else "VARCHAR2(4000)"
         type_name = {"TEXT": "CLOB"}.get(type_name, type_name)
         path = coldef.args.get("path")
         column = JsonTableColumn(name=coldef.name, kind="query" if coldef.args.get("format_json") else "path",
