@@ -16,7 +16,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from .sql import (Statement, columns_list, filter_conditions, identifier, metric_keyword, positive_int,
-                  qualified_name, query_vector_sql)
+                  qualified_name, query_vector_sql, where_clause)
 from .statements import output_columns, select_extra
 
 #: The RRF constant from the paper.
@@ -81,7 +81,7 @@ def hybrid_rrf_sql(table: str, text_column: str, embedding_column: str, query: A
     if isinstance(rrf_k, bool) or not isinstance(rrf_k, int) or rrf_k < 0:
         raise ValueError(f"rrf_k must be a non-negative integer, not {rrf_k!r}")
     distance = f"VECTOR_DISTANCE({emb}, {vector_sql}, {metric})"
-    vector_where = "".join(f"\n    {'WHERE' if i == 0 else '  AND'} {c}" for i, c in enumerate(conditions))
+    vector_where = where_clause(conditions, "    ")
     keyword_where = "".join(f"\n      AND {c}" for c in conditions)
 
     def vote(leg: str, rank: str) -> str:
