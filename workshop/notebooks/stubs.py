@@ -42,10 +42,15 @@ def stub_cell(source: str, regions: list[Region], todo: int, where: str) -> str:
     """The cell with every region replaced by its stub; the result is checked to be valid Python."""
     lines = cell_lines(source)
     tree = parse_cell(source, where)
+    statement_starts = {(node.lineno, node.col_offset) for node in ast.walk(tree) if isinstance(node, ast.stmt)}
     out = list(lines)
     for region in reversed(regions):
         body = _dedented_body(region, lines)
         body_tree = _parse_region(body, region, where)
+        for stmt in body_tree.body:
+            if (region.body_start + stmt.lineno, stmt.col_offset + len(region.indent)) not in statement_starts:
+                raise MarkupError(f"{where}, line {region.body_start + stmt.lineno}: the solution region (from line "
+                                  f"{region.begin + 1}) must hold complete statements, not part of an expression")
         first_line = region.body_start + body_tree.body[0].lineno  # 1-based line in the cell
         if _innermost_scope(tree, first_line) == "function":
             stub = [not_implemented(todo, region.hints)]
@@ -71,8 +76,8 @@ def _parse_region(body: list[str], region: Region, where: str) -> ast.Module:
     try:
         tree = ast.parse(python_source("\n".join(body), where))
     except SyntaxError as exc:
-        raise MarkupError(f"{where}, line {region.begin + 1}: the solution region must hold complete statements "
-                          f"({exc.msg} on its line {exc.lineno})") from None
+        raise MarkupError(f"{where}, line {region.body_start + (exc.lineno or 1)}: the solution region (from line "
+                          f"{region.begin + 1}) must hold complete statements: {exc.msg}") from None
     if not tree.body:
         raise MarkupError(f"{where}, line {region.begin + 1}: the solution region has no code")
     return tree

@@ -1,0 +1,398 @@
+"""The student-notebook generator on small notebooks: stubs, tags, metadata, determinism, markup errors."""
+from __future__ import annotations
+
+import textwrap
+
+import nbformat
+import pytest
+
+from tooling_notebooks import code, markdown, notebook, todo
+from workshop.notebooks import MarkupError, analyse, render, student_notebook
+
+
+def _src(text: str) -> str:
+    return textwrap.dedent(text).strip("\n")
+
+
+def stub_of(source: str) -> str:
+    """The student version of one solution cell (TODO 1 of a one-TODO notebook)."""
+    student = student_notebook(notebook(*todo(_src(source))))
+    return student.cells[0].source
+
+
+def run(source: str, namespace: dict | None = None) -> dict:
+    namespace = {} if namespace is None else namespace
+    exec(compile(source, "<stub>", "exec"), namespace)
+    return namespace
+
+
+# ------------------------------------------------------------------ stubs
+
+def test_cell_level_assignment_becomes_none_with_todo_and_hint():
+    stub = stub_of('''
+        # BEGIN SOLUTION
+        # HINT: write the CREATE TABLE statement for NOTES
+        notes_ddl = """
+        CREATE TABLE notes (id NUMBER PRIMARY KEY)
+        """
+        # END SOLUTION
+        print(notes_ddl)
+    ''')
+    assert stub == _src('''
+        # TODO 1: write the CREATE TABLE statement for NOTES
+        notes_ddl = None  # TODO 1
+        print(notes_ddl)
+    ''')
+    assert run(stub)["notes_ddl"] is None
+
+
+def test_region_in_function_body_keeps_def_and_docstring_and_raises():
+    stub = stub_of('''
+        def top_k(conn, k=3):
+            """Return the k newest notes."""
+            # BEGIN SOLUTION
+            # HINT: ORDER BY id DESC, then FETCH FIRST :k ROWS ONLY
+            with conn.cursor() as cur:
+                cur.execute("SELECT id FROM notes ORDER BY id DESC FETCH FIRST :k ROWS ONLY", k=k)
+                return cur.fetchall()
+            # END SOLUTION
+    ''')
+    assert stub == _src('''
+        def top_k(conn, k=3):
+            """Return the k newest notes."""
+            # TODO 1: ORDER BY id DESC, then FETCH FIRST :k ROWS ONLY
+            raise NotImplementedError("TODO 1: ORDER BY id DESC, then FETCH FIRST :k ROWS ONLY")
+    ''')
+    namespace = run(stub)
+    with pytest.raises(NotImplementedError, match="TODO 1: ORDER BY id DESC"):
+        namespace["top_k"](None)
+
+
+def test_whole_function_in_region_keeps_decorators_signature_and_docstring():
+    stub = stub_of('''
+        import functools
+        # BEGIN SOLUTION
+        # HINT: score = weight times the first column
+        @functools.lru_cache(maxsize=None)
+        def score(row: tuple,
+                  weight: float = 1.0) -> float:
+            """Weight times id."""
+            value = weight * row[0]
+            return value
+        # END SOLUTION
+    ''')
+    assert stub == _src('''
+        import functools
+        # TODO 1: score = weight times the first column
+        @functools.lru_cache(maxsize=None)
+        def score(row: tuple,
+                  weight: float = 1.0) -> float:
+            """Weight times id."""
+            raise NotImplementedError("TODO 1: score = weight times the first column")
+    ''')
+    with pytest.raises(NotImplementedError):
+        run(stub)["score"]((2,))
+
+
+def test_function_without_docstring_and_one_line_def():
+    stub = stub_of('''
+        # BEGIN SOLUTION
+        def double(x): return 2 * x
+        async def fetch(conn):
+            return await conn.fetch()
+        # END SOLUTION
+    ''')
+    assert stub == _src('''
+        # TODO 1: write your code here
+        def double(x):
+            raise NotImplementedError("TODO 1: write your code here")
+        async def fetch(conn):
+            raise NotImplementedError("TODO 1: write your code here")
+    ''')
+    assert "2 * x" not in stub and "await" not in stub
+
+
+def test_class_members_are_stubbed_by_the_same_rules():
+    stub = stub_of('''
+        # BEGIN SOLUTION
+        # HINT: a ranker that sorts rows
+        class Ranker:
+            """Ranks rows."""
+            limit = 10
+
+            def rank(self, rows):
+                """Sorted rows."""
+                return sorted(rows)[: self.limit]
+        # END SOLUTION
+    ''')
+    assert stub == _src('''
+        # TODO 1: a ranker that sorts rows
+        class Ranker:
+            """Ranks rows."""
+            limit = None  # TODO 1
+            def rank(self, rows):
+                """Sorted rows."""
+                raise NotImplementedError("TODO 1: a ranker that sorts rows")
+    ''')
+    ranker = run(stub)["Ranker"]()
+    assert ranker.limit is None
+    with pytest.raises(NotImplementedError):
+        ranker.rank([2, 1])
+
+
+def test_every_assigned_name_is_stubbed_but_not_loop_or_with_targets():
+    stub = stub_of('''
+        # BEGIN SOLUTION
+        best, *rest = [3, 1, 2]
+        total = 0
+        for value in rest:
+            total += value
+        with open("/dev/null") as handle:
+            text: str = "x"
+        if (count := len(rest)) > 1:
+            flag = True
+        # END SOLUTION
+    ''')
+    lines = stub.splitlines()
+    assert lines[0] == "# TODO 1: write your code here"
+    assert lines[1:] == [f"{name} = None  # TODO 1" for name in ("best", "rest", "total", "text", "count", "flag")]
+    namespace = run(stub)
+    assert "value" not in namespace and "handle" not in namespace
+
+
+def test_side_effect_region_becomes_ellipsis_and_keeps_scaffold_around_it():
+    stub = stub_of('''
+        rows = [(1, "a")]
+        # BEGIN SOLUTION
+        # HINT: insert rows, then commit
+        cur.executemany("INSERT INTO notes VALUES (:1, :2)", rows)
+        conn.commit()
+        # END SOLUTION
+        print("done")
+    ''')
+    assert stub == _src('''
+        rows = [(1, "a")]
+        # TODO 1: insert rows, then commit
+        ...
+        print("done")
+    ''')
+
+
+def test_region_inside_a_block_at_cell_level_keeps_the_block_valid():
+    stub = stub_of('''
+        for number in range(3):
+            # BEGIN SOLUTION
+            print(number)
+            # END SOLUTION
+    ''')
+    assert stub == _src('''
+        for number in range(3):
+            # TODO 1: write your code here
+            ...
+    ''')
+    run(stub)
+
+
+def test_several_regions_in_one_cell_share_the_todo_number_and_keep_their_hints():
+    stub = stub_of('''
+        def nearest(conn, q, k=2):
+            """Nearest first."""
+            # BEGIN SOLUTION
+            # HINT: ORDER BY VECTOR_DISTANCE
+            # HINT: and FETCH FIRST :k ROWS ONLY
+            sql = """
+        SELECT id FROM notes
+        ORDER BY VECTOR_DISTANCE(embedding, :q) FETCH FIRST :k ROWS ONLY"""
+            return sql
+            # END SOLUTION
+
+
+        # BEGIN SOLUTION
+        # HINT: a dict per row
+        def as_dict(row):
+            return {"ID": row[0]}
+        # END SOLUTION
+        limit = 5
+    ''')
+    assert stub == _src('''
+        def nearest(conn, q, k=2):
+            """Nearest first."""
+            # TODO 1: ORDER BY VECTOR_DISTANCE
+            #   and FETCH FIRST :k ROWS ONLY
+            raise NotImplementedError("TODO 1: ORDER BY VECTOR_DISTANCE")
+
+
+        # TODO 1: a dict per row
+        def as_dict(row):
+            raise NotImplementedError("TODO 1: a dict per row")
+        limit = 5
+    ''')
+
+
+def test_hint_text_with_quotes_is_a_valid_string_literal():
+    stub = stub_of('''
+        def f():
+            # BEGIN SOLUTION
+            # HINT: return {"ID": 1} \\ "quoted" — ünïcode
+            return {"ID": 1}
+            # END SOLUTION
+    ''')
+    with pytest.raises(NotImplementedError) as excinfo:
+        run(stub)["f"]()
+    assert str(excinfo.value) == 'TODO 1: return {"ID": 1} \\ "quoted" — ünïcode'
+
+
+def test_line_magics_outside_the_region_are_allowed():
+    stub = stub_of('''
+        %load_ext autoreload
+        # BEGIN SOLUTION
+        answer = 42
+        # END SOLUTION
+        !echo done
+    ''')
+    assert stub == "%load_ext autoreload\n# TODO 1: write your code here\nanswer = None  # TODO 1\n!echo done"
+
+
+# ------------------------------------------------------------------ notebook level
+
+def _part() -> nbformat.NotebookNode:
+    nb = notebook(
+        markdown("# Part 1", id="intro"),
+        code("from workshop.db import connect\nconn = connect()", "setup-tag", id="setup"),
+        code("# BEGIN SOLUTION\nx = 1\n# END SOLUTION", "solution", "keep-me", id="t1"),
+        code("check_1(x)", "checkpoint", id="k1"),
+        markdown("The answer was `x = 1` because...", "solution-only", id="why"),
+        code("assert x == 1", "solution-only", id="extra"),
+        markdown("Your turn!", "student-only", id="turn"),
+        code("# BEGIN SOLUTION\ny = 2\n# END SOLUTION", "solution", id="t2"),
+        code("check_2(y)", "checkpoint", id="k2"),
+    )
+    nb.cells[1].outputs = [nbformat.v4.new_output("stream", text="connected")]
+    nb.cells[1].execution_count = 7
+    nb.cells[1].metadata["scrolled"] = True
+    nb.metadata["language_info"] = {"name": "python", "version": "3.11.4"}
+    nb.metadata["widgets"] = {"state": {}}
+    return nb
+
+
+def test_notebook_level_tags_numbering_and_dropped_cells():
+    student = student_notebook(_part())
+    assert [cell.id for cell in student.cells] == ["intro", "setup", "t1", "k1", "turn", "t2", "k2"]
+    by_id = {cell.id: cell for cell in student.cells}
+    assert by_id["t1"].metadata == {"tags": ["keep-me", "todo"], "workshop": {"todo": 1}}
+    assert by_id["k1"].metadata == {"tags": ["checkpoint"], "workshop": {"todo": 1}}
+    assert by_id["t2"].metadata == {"tags": ["todo"], "workshop": {"todo": 2}}
+    assert by_id["k2"].metadata == {"tags": ["checkpoint"], "workshop": {"todo": 2}}
+    assert by_id["t2"].source == "# TODO 2: write your code here\ny = None  # TODO 2"
+    assert by_id["turn"].metadata == {}
+    assert by_id["setup"].metadata == {"tags": ["setup-tag"]}
+
+
+def test_outputs_counts_and_metadata_are_normalised():
+    student = student_notebook(_part())
+    setup = student.cells[1]
+    assert setup.outputs == [] and setup.execution_count is None
+    assert student.metadata == {"kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python",
+                                               "name": "python3"}, "language_info": {"name": "python"}}
+    assert (student.nbformat, student.nbformat_minor) == (4, 5)
+    nbformat.validate(student)
+
+
+def test_build_is_deterministic_and_canonical():
+    first = render(student_notebook(_part()))
+    second = render(student_notebook(_part()))
+    assert first == second
+    # What Jupyter would write back after opening the file is the same bytes: no churn on save.
+    assert render(nbformat.reads(first, as_version=4)) == first
+    assert first.endswith("}\n")
+
+
+def test_notebook_without_cell_ids_gets_stable_ids():
+    nb = _part()
+    nb.nbformat_minor = 4
+    for cell in nb.cells:
+        del cell["id"]
+    text = render(student_notebook(nb))
+    assert text == render(student_notebook(nb))
+    assert [cell.id for cell in nbformat.reads(text, as_version=4).cells] == [
+        "cell-1", "cell-2", "cell-3", "cell-4", "cell-7", "cell-8", "cell-9"]
+
+
+def test_windows_line_endings_are_normalised():
+    nb = notebook(*todo("x = 1\r\n# BEGIN SOLUTION\r\ny = 2\r\n# END SOLUTION\r\n"))
+    assert student_notebook(nb).cells[0].source == "x = 1\n# TODO 1: write your code here\ny = None  # TODO 1\n"
+
+
+def test_analyse_lists_todos_with_hints_and_checkpoints():
+    nb = _part()
+    nb.cells[2].source = "# BEGIN SOLUTION\n# HINT: set x\nx = 1\n# END SOLUTION"
+    _, todos = analyse(nb, "part")
+    assert [(t.number, t.cell_id, t.hints, t.checkpoint_index) for t in todos] == [
+        (1, "t1", ("set x",), 3), (2, "t2", ("",), 8)]
+
+
+# ------------------------------------------------------------------ markup errors
+
+@pytest.mark.parametrize("source, message", [
+    ("# BEGIN SOLUTION\nx = 1", "BEGIN SOLUTION without an END SOLUTION"),
+    ("x = 1\n# END SOLUTION", "END SOLUTION without a BEGIN SOLUTION"),
+    ("# BEGIN SOLUTION\n# BEGIN SOLUTION\nx = 1\n# END SOLUTION\n# END SOLUTION", "cannot nest"),
+    ("# BEGIN SOLUTION\nx = 1\n# HINT: late\n# END SOLUTION", "only allowed right after"),
+    ("# HINT: early\n# BEGIN SOLUTION\nx = 1\n# END SOLUTION", "only allowed right after"),
+    ("# Begin Solution\nx = 1\n# END SOLUTION", "looks like solution markup"),
+    ("# BEGIN SOLUTION\nx = 1\n#END_SOLUTION", "looks like solution markup"),
+    ("# BEGIN SOLUTION\n# HINT: nothing\n# END SOLUTION", "has no code"),
+    ("if True:\n    # BEGIN SOLUTION\n    x = 1\n  # END SOLUTION", "indented differently"),
+    ('s = """\n# BEGIN SOLUTION\nx\n# END SOLUTION\n"""', "inside a string"),
+    ("# BEGIN SOLUTION\nif x:\n# END SOLUTION\n    y = 1", "must hold complete statements"),
+    ("x = (\n# BEGIN SOLUTION\n1\n# END SOLUTION\n)", "must hold complete statements"),
+    ("x = 1 +\n# BEGIN SOLUTION\ny = 1\n# END SOLUTION", "not valid Python"),
+    ("for i in range(3):\n    # BEGIN SOLUTION\n    x = i\n# END SOLUTION\n", "indented differently"),
+    ("%%time\n# BEGIN SOLUTION\nx = 1\n# END SOLUTION", "cell-magic"),
+])
+def test_markup_errors_name_the_cell_and_line(source, message):
+    with pytest.raises(MarkupError, match=message) as excinfo:
+        student_notebook(notebook(*todo(source)), "solutions/01_part.ipynb")
+    assert "solutions/01_part.ipynb cell 1" in str(excinfo.value)
+
+
+def test_region_must_hold_complete_statements():
+    source = "def f():\n    x = [\n        # BEGIN SOLUTION\n        1,\n        # END SOLUTION\n    ]\n    return x"
+    with pytest.raises(MarkupError, match="complete statements"):
+        student_notebook(notebook(*todo(source)))
+
+
+@pytest.mark.parametrize("cells, message", [
+    ([code("# BEGIN SOLUTION\nx = 1\n# END SOLUTION"), code("check()", "checkpoint")], "no 'solution' tag"),
+    ([code("x = 1", "solution"), code("check()", "checkpoint")], "has no '# BEGIN SOLUTION' region"),
+    ([code("# BEGIN SOLUTION\nx = 1\n# END SOLUTION", "solution")], "next code cell must be the TODO's checkpoint"),
+    ([code("# BEGIN SOLUTION\nx = 1\n# END SOLUTION", "solution"), code("print(x)"), code("check()", "checkpoint")],
+     "next code cell must be the TODO's checkpoint"),
+    ([code("check()\n# BEGIN SOLUTION\nx = 1\n# END SOLUTION", "checkpoint", "solution")], "not allowed in a cell"),
+    ([markdown("# BEGIN SOLUTION\nanswer\n# END SOLUTION")], "markdown cell"),
+    ([markdown("text", "solution-only", "student-only")], "tagged both"),
+    ([code("x = 1", "todo")], "belongs to student notebooks"),
+])
+def test_tag_errors(cells, message):
+    with pytest.raises(MarkupError, match=message):
+        student_notebook(notebook(*cells))
+
+
+def test_all_problems_are_reported_at_once():
+    nb = notebook(code("# BEGIN SOLUTION\nx = 1"), markdown("# END SOLUTION"), code("y = 1", "solution"))
+    with pytest.raises(MarkupError) as excinfo:
+        student_notebook(nb, "part")
+    assert len(str(excinfo.value).splitlines()) == 3
+
+
+def test_solution_only_code_cell_between_todo_and_checkpoint_is_allowed():
+    nb = notebook(code("# BEGIN SOLUTION\nx = 1\n# END SOLUTION", "solution"),
+                  code("assert x == 1", "solution-only"), code("check(x)", "checkpoint"))
+    student = student_notebook(nb)
+    assert [cell.source for cell in student.cells] == [
+        "# TODO 1: write your code here\nx = None  # TODO 1", "check(x)"]
+
+
+def test_ordinary_hint_comments_in_lower_case_are_not_markup():
+    nb = notebook(code("# Hint: this is just a comment\nx = 1"))
+    assert student_notebook(nb).cells[0].source == "# Hint: this is just a comment\nx = 1"
