@@ -139,3 +139,16 @@ def test_description_and_fetch_api(people):
     assert len(list(people)) == 2
     people.execute("SELECT sal FROM emp WHERE id = 1")
     assert isinstance(people.fetchone()[0], int)
+
+
+@pytest.mark.parametrize("n, expected", [(None, 0), (-1, 0), (0, 0), (1.5, 1), (2, 2), ("3", 3)])
+def test_fetch_first_bind_follows_oracle(people, n, expected):
+    people.execute("SELECT id FROM emp ORDER BY id FETCH FIRST :n ROWS ONLY", n=n)
+    assert len(people.fetchall()) == expected
+
+
+def test_internal_errors_do_not_look_like_a_lost_connection(cur):
+    from workshop.embedded.errors import from_sqlite
+    import sqlite3
+    err = from_sqlite(sqlite3.OperationalError("something odd"))
+    assert "DPY-4011" not in str(err) and err.args[0].code == 20999

@@ -346,6 +346,16 @@ def divide(a: Any, b: Any) -> Any:
         and isinstance(b, int) else result
 
 
+def row_limit(count: Any, comparison: str = "LE") -> int:
+    """Rows that FETCH FIRST n / ROWNUM <= n / ROWNUM < n let through: NULL or negative n gives
+    none, fractions follow the comparison (trunc for <=, ceil - 1 for <)."""
+    if count is None:
+        return 0
+    number = _to_number(count, "row limit")
+    limit = math.ceil(number) - 1 if comparison == "LT" else math.floor(number)
+    return max(0, int(limit))
+
+
 def cast_char(value: Any, size: int = 0) -> str | None:
     if value is None:
         return None

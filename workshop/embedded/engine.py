@@ -585,4 +585,4 @@ def to_oracle_error(exc: BaseException) -> oracledb.DatabaseError:
             return errors.ora_error(29902, f"error in executing ODCIIndexStart() routine\n"
                                            f"ORA-20000: Oracle Text error:\n{message}")
         return errors.ora_error(code, message)
-    return errors.ora_error(600, f"internal error in the embedded engine: {type(exc).__name__}: {exc}")
+    return errors.ora_error(errors.INTERNAL_ERROR, f"internal error in the embedded engine: {type(exc).__name__}: {exc}")

@@ -9,6 +9,10 @@ from oracledb import errors as _oracle_errors
 
 ENGINE_SUFFIX = "(embedded engine; run against Oracle AI Database)"
 
+#: Code for failures inside the engine itself. Not ORA-00600: python-oracledb maps that one to
+#: DPY-4011 "connection closed", which would send a learner looking for a network problem.
+INTERNAL_ERROR = 20999
+
 #: ORA codes python-oracledb classifies as IntegrityError.
 _INTEGRITY_CODES = {1, 1400, 1407, 2290, 2291, 2292}
 
@@ -62,4 +66,4 @@ def from_sqlite(exc: sqlite3.Error) -> oracledb.DatabaseError:
         m = pattern.search(text)
         if m:
             return ora_error(code, template.format(*m.groups()))
-    return ora_error(600, f"internal error in the embedded engine: {text}")
+    return ora_error(INTERNAL_ERROR, f"internal error in the embedded engine: {text}")

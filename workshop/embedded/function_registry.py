@@ -159,6 +159,7 @@ _ENGINE_SCALARS = {
     "ORA_JSON_SERIALIZE": (_json_serialize, -1, True),
     "ORA_JSON_OBJECT": (_json_object, -1, True),
     "ORA_TO_RAW_IF_TEXT": (B.raw_if_text, 1, True),
+    "ORA_ROW_LIMIT": (B.row_limit, -1, True),
 }
 
 #: name -> (registered name, Oracle result type) for the translator

@@ -415,8 +415,11 @@ class Translator:
             if options is not None and (options.args.get("percent") or options.args.get("with_ties")):
                 raise unsupported("FETCH ... PERCENT / WITH TIES")
             count = fetch.args.get("count")
-            fetch.set("count", self._rewrite(count, Scope()) if count is not None else exp.Literal.number(1))
-            node.set("limit", exp.Limit(expression=fetch.args["count"]))
+            count = self._rewrite(count, Scope()) if count is not None else exp.Literal.number(1)
+            if not (isinstance(count, exp.Literal) and not count.is_string and count.this.isdigit()):
+                # NULL or negative counts return no rows, fractions are truncated (not SQLite's LIMIT -1 = all)
+                count = _ora("ORA_ROW_LIMIT", count)
+            node.set("limit", exp.Limit(expression=count))
         offset = node.args.get("offset")
         if offset is not None:
             offset.set("expression", self._rewrite(offset.expression, Scope()))
@@ -1070,11 +1073,9 @@ def _rownum_bound(cond: exp.Expression) -> exp.Expression | None:
         if not (isinstance(bound, exp.Literal) and bound.this == "1"):
             return None
         return exp.Literal.number(1)
-    bound_sql = bound.copy()
     if isinstance(cond, exp.LT):
-        return exp.func("MAX", exp.Sub(this=exp.Paren(this=bound_sql), expression=exp.Literal.number(1)),
-                        exp.Literal.number(0))
-    return exp.func("MAX", bound_sql, exp.Literal.number(0))
+        return _ora("ORA_ROW_LIMIT", bound.copy(), exp.Literal.string("LT"))
+    return _ora("ORA_ROW_LIMIT", bound.copy())
 
 
 def _is_interval(node: exp.Expression) -> bool:
