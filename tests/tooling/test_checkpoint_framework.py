@@ -387,6 +387,16 @@ def test_database_errors_become_checkpoint_errors_with_the_ora_message_and_a_hin
                           '   Error: ORA-00942: table or view "RESEARCH_CHUNKS" does not exist\n')
 
 
+def test_not_implemented_without_a_todo_message_is_not_mistaken_for_a_stub():
+    @checkpoint("TODO 3: nearest notes")
+    def todo_3():
+        raise NotImplementedError("this retriever has no async API")
+
+    with pytest.raises(CheckpointError) as excinfo:
+        todo_3()
+    assert excinfo.value.reason.startswith("NotImplementedError: this retriever has no async API (in todo_3, line ")
+
+
 def test_other_exceptions_name_the_type_and_place(capsys):
     def learner_code():
         return None + 1

@@ -318,6 +318,17 @@ def test_notebook_without_cell_ids_gets_stable_ids():
         "cell-1", "cell-2", "cell-3", "cell-4", "cell-7", "cell-8", "cell-9"]
 
 
+def test_raw_cells_keep_their_format_and_markdown_keeps_attachments():
+    raw = nbformat.v4.new_raw_cell("**bold**", metadata={"format": "text/restructuredtext", "other": 1})
+    raw.id = "raw"
+    note = markdown("![img](attachment:a.png)", id="note")
+    note.attachments = {"a.png": {"image/png": "iVBORw0KGgo="}}
+    student = student_notebook(notebook(raw, note))
+    assert student.cells[0].metadata == {"format": "text/restructuredtext"}
+    assert student.cells[1].attachments == {"a.png": {"image/png": "iVBORw0KGgo="}}
+    nbformat.validate(student)
+
+
 def test_windows_line_endings_are_normalised():
     nb = notebook(*todo("x = 1\r\n# BEGIN SOLUTION\r\ny = 2\r\n# END SOLUTION\r\n"))
     assert student_notebook(nb).cells[0].source == "x = 1\n# TODO 1: write your code here\ny = None  # TODO 1\n"

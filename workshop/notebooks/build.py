@@ -142,6 +142,8 @@ def student_notebook(solution: nbformat.NotebookNode, label: str = "notebook") -
             new.update(execution_count=None, outputs=[])
         elif cell.cell_type == "markdown" and cell.get("attachments"):
             new["attachments"] = copy.deepcopy(dict(cell.attachments))
+        elif cell.cell_type == "raw" and cell.get("metadata", {}).get("format"):
+            metadata["format"] = cell.metadata["format"]  # the raw cell's target format (rst, html, ...)
         cells.append(new)
     nb = nbformat.from_dict({"cells": cells, "metadata": {"kernelspec": KERNELSPEC, "language_info": LANGUAGE_INFO},
                              "nbformat": 4, "nbformat_minor": 5})
