@@ -17,6 +17,7 @@ from . import errors
 from .catalog import Catalog, Column, Table, bump_ddl_version
 from .dialect import OracleX, parse
 from .lexing import code_mask, matching_paren, split_top_level, strip_comments
+from .dml import column_spec
 from .translate import Scope, Translator, normalize_identifiers, unsupported
 from .values import SQLITE_DECLTYPES
 
@@ -159,12 +160,7 @@ class DdlExecutor:
                 elif isinstance(kind, exp.DefaultColumnConstraint):
                     default_text = kind.this.sql(dialect=OracleX)
                     default_sql = translator.translate_expression(kind.this.copy())
-                    default_spec = "|".join([spec["data_type"], str(spec.get("length") or ""),
-                                             spec.get("char_semantics") or "",
-                                             str(spec.get("precision") if spec.get("precision") is not None else ""),
-                                             str(spec.get("scale") if spec.get("scale") is not None else ""),
-                                             str(spec.get("vector_dimensions") or ""),
-                                             spec.get("vector_format") or "", table_name, name])
+                    default_spec = column_spec(new_table, _spec_column(name, spec))
                     parts.append(f"DEFAULT (ORA_STORE({default_sql}, '{default_spec}'))")
                 elif isinstance(kind, exp.CheckColumnConstraint):
                     check = translator.translate_expression(kind.this.copy(), table_scope)
@@ -259,17 +255,22 @@ class DdlExecutor:
                                   'uniqueness, columns) VALUES (?,?,?,?,?)',
                                   (name, table_name, "NORMAL", "UNIQUE", json.dumps(cols)))
 
-    def drop_table(self, sql: str) -> None:
-        m = re.match(r"(?is)DROP\s+TABLE\s+(IF\s+EXISTS\s+)?(" + _IDENT + r"(?:\." + _IDENT + r")?)(.*)$", sql)
+    @staticmethod
+    def _drop_target(sql: str, kind: str, options: str, invalid_code: int) -> tuple[str, bool]:
+        """`DROP <kind> [IF EXISTS] [owner.]name [options]` -> (name, if_exists)."""
+        m = re.match(r"(?is)DROP\s+" + kind + r"\s+(IF\s+EXISTS\s+)?(" + _IDENT + r"(?:\." + _IDENT + r")?)(.*)$", sql)
         if not m:
-            raise errors.EngineError(903, "invalid table name")
-        name = _strip_owner(m.group(2))
+            raise errors.EngineError(invalid_code, f"invalid {kind.lower()} name")
         rest = m.group(3).strip().upper()
-        if rest and not re.fullmatch(r"(CASCADE\s+CONSTRAINTS\s*)?(PURGE)?", rest):
-            raise unsupported(f"DROP TABLE option {rest}")
+        if rest and not re.fullmatch(options, rest):
+            raise unsupported(f"DROP {kind} option {rest}")
+        return _strip_owner(m.group(2)), bool(m.group(1))
+
+    def drop_table(self, sql: str) -> None:
+        name, if_exists = self._drop_target(sql, "TABLE", r"(CASCADE\s+CONSTRAINTS\s*)?(PURGE)?", 903)
         row = self.conn.execute('SELECT kind FROM "ORA$TABLES" WHERE table_name = ?', (name,)).fetchone()
         if row is None or row[0] != "TABLE":
-            if m.group(1):
+            if if_exists:
                 return
             raise errors.EngineError(942, f'table or view "{name}" does not exist')
         for hook in ("drop_table",):
@@ -446,17 +447,11 @@ class DdlExecutor:
                            "CONTEXT_V2" if search else "CONTEXT", parameters))
 
     def drop_index(self, sql: str) -> None:
-        m = re.match(r"(?is)DROP\s+INDEX\s+(IF\s+EXISTS\s+)?(" + _IDENT + r"(?:\." + _IDENT + r")?)(.*)$", sql)
-        if not m:
-            raise errors.EngineError(953, "invalid index name")
-        name = _strip_owner(m.group(2))
-        rest = m.group(3).strip().upper()
-        if rest and not re.fullmatch(r"(FORCE|ONLINE|\s)*", rest):
-            raise unsupported(f"DROP INDEX option {rest}")
+        name, if_exists = self._drop_target(sql, "INDEX", r"(FORCE|ONLINE|\s)*", 953)
         row = self.conn.execute('SELECT table_name, index_type FROM "ORA$INDEXES" WHERE index_name = ?',
                                 (name,)).fetchone()
         if row is None:
-            if m.group(1):
+            if if_exists:
                 return
             raise errors.EngineError(1418, "specified index does not exist")
         table_name, index_type = row
@@ -626,6 +621,11 @@ def _column_type(datatype: exp.DataType) -> dict:
     else:
         raise unsupported(f"column type {text}")
     return spec
+
+
+def _spec_column(name: str, spec: dict) -> Column:
+    return Column(name, spec["data_type"], spec.get("length"), spec.get("char_semantics"), spec.get("precision"),
+                  spec.get("scale"), True, spec.get("vector_dimensions"), spec.get("vector_format"))
 
 
 def _reference(ref: exp.Reference) -> tuple[str, list[str]]:

@@ -95,7 +95,8 @@ class DmlTranslator(Translator):
         return self.plan
 
     # ------------------------------------------------------------------ UPDATE
-    def translate_update(self, tree: exp.Update) -> Plan:
+    def _single_target(self, tree: exp.Expression) -> tuple[exp.Expression, Table, str, Scope]:
+        """UPDATE / DELETE: the target table, its alias, and a scope in which its columns resolve."""
         self.plan.kind = "dml"
         tree = _normalize(tree)
         self._check_tables(tree)
@@ -103,6 +104,10 @@ class DmlTranslator(Translator):
         alias = tree.this.alias_or_name
         scope = Scope()
         scope.sources[alias] = table
+        return tree, table, alias, scope
+
+    def translate_update(self, tree: exp.Update) -> Plan:
+        tree, table, alias, scope = self._single_target(tree)
         sets = []
         for assignment in tree.expressions:
             target = assignment.this
@@ -132,13 +137,7 @@ class DmlTranslator(Translator):
 
     # ------------------------------------------------------------------ DELETE
     def translate_delete(self, tree: exp.Delete) -> Plan:
-        self.plan.kind = "dml"
-        tree = _normalize(tree)
-        self._check_tables(tree)
-        table = self._target(tree.this)
-        alias = tree.this.alias_or_name
-        scope = Scope()
-        scope.sources[alias] = table
+        tree, table, alias, scope = self._single_target(tree)
         where_sql = self._where_with_policy(tree.args.get("where"), table, "DELETE", scope)
         alias_sql = f' AS "{alias}"' if alias != table.name else ""
         self.plan.sql = f'DELETE FROM "{table.name}"{alias_sql}{where_sql}'

@@ -23,20 +23,7 @@ if TYPE_CHECKING:
 
 def _split_statements(body: str) -> list[str]:
     """Split a block body on top-level semicolons (strings and parentheses respected)."""
-    masked = code_mask(body)
-    parts, depth, last = [], 0, 0
-    for i, ch in enumerate(masked):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == ";" and depth == 0:
-            parts.append(body[last:i].strip())
-            last = i + 1
-    tail = body[last:].strip()
-    if tail:
-        parts.append(tail)
-    return [p for p in parts if p]
+    return split_top_level(body, ";")
 
 
 _HANDLER_IGNORE = [

@@ -24,21 +24,17 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from workshop.embedded.text.lexer import DEFAULT_STOPWORDS as _ORACLE_DEFAULT_STOPLIST
+
 Mode = Literal["accum", "and", "or"]
 
 #: How the terms are joined, per mode (the word forms read better in a notebook than , & |).
 JOINERS: dict[str, str] = {"accum": " ACCUM ", "and": " AND ", "or": " OR "}
 
-#: Oracle Text's English default stoplist (CTXSYS.DEFAULT_STOPLIST, 114 words). On an index built
-#: with another stoplist pass ``stopwords=`` explicitly (``frozenset()`` keeps every word).
-DEFAULT_STOPWORDS: frozenset[str] = frozenset("""
-a all almost also although an and any are as at be because been both but by can could d did do does
-either for from had has have having he her here hers him his how however i if in into is it its just ll
-me might mr mrs ms my no non nor not of on one only onto or our ours s shall she should since so some
-still such t than that the their them then there therefore these they this those though through thus
-to too until ve very was we were what when where whether which while who whose why will with would yet
-you your yours
-""".split())
+#: Oracle Text's English default stoplist (CTXSYS.DEFAULT_STOPLIST, 114 words), the same list the
+#: embedded engine's lexer uses. On an index built with another stoplist pass ``stopwords=``
+#: explicitly (``frozenset()`` keeps every word).
+DEFAULT_STOPWORDS: frozenset[str] = _ORACLE_DEFAULT_STOPLIST
 
 #: One BASIC_LEXER token: letters and digits of any script (``_`` is not a letter here).
 _TOKEN = r"[^\W_]+"
