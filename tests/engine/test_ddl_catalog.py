@@ -19,7 +19,7 @@ def test_create_table_records_oracle_types(cur):
     assert types == {"ID": "NUMBER", "TITLE": "VARCHAR2", "BODY": "CLOB", "META": "JSON", "EMB": "VECTOR",
                      "SCORE": "NUMBER", "FLAG": "BOOLEAN", "CREATED": "TIMESTAMP WITH TIME ZONE",
                      "RAW_ID": "RAW", "DAY": "DATE"}
-    assert rows[1][2] == 200 and rows[1][5] == "N"
+    assert rows[1][2] == 800 and rows[1][5] == "N"   # 200 CHAR = 800 bytes in AL32UTF8
     assert rows[5][3:5] == (5, 2)
     cur.execute("SELECT vector_dimensions, vector_format FROM user_tab_columns WHERE column_name = 'EMB'")
     assert cur.fetchone() == (384, "FLOAT32")
@@ -138,3 +138,23 @@ def test_unsupported_construct_is_named(cur):
     with pytest.raises(oracledb.DatabaseError) as exc:
         cur.execute("CREATE TABLE geo (id NUMBER, shape SDO_GEOMETRY)")
     assert ora_code(exc) in (3001, 902)
+
+
+def test_description_carries_column_metadata(cur):
+    cur.execute("CREATE TABLE d (id NUMBER(10) NOT NULL, name VARCHAR2(50 CHAR), e VECTOR(384, FLOAT32))")
+    cur.execute("SELECT id, name, e FROM d WHERE 1 = 0")
+    ident, name, vec = cur.description
+    assert (ident.precision, ident.scale, ident.null_ok) == (10, 0, False)
+    assert name.internal_size == 50 and name.null_ok
+    assert vec.vector_dimensions == 384 and vec.vector_format == oracledb.VECTOR_FORMAT_FLOAT32
+    cur.execute("SELECT column_name, data_length, char_length FROM user_tab_columns WHERE table_name = 'D' "
+                "ORDER BY column_id")
+    assert cur.fetchall()[:2] == [("ID", 22, 0), ("NAME", 200, 50)]
+
+
+@pytest.mark.parametrize("sql", ["SELECT nosuch FROM dual", "SELECT table_name FROM user_tables WHERE nosuch = 1",
+                                 "SELECT char_len FROM user_tab_columns"])
+def test_unknown_columns_of_dictionary_views_raise(cur, sql):
+    with pytest.raises(oracledb.DatabaseError) as exc:
+        cur.execute(sql)
+    assert ora_code(exc) == 904

@@ -32,6 +32,15 @@ _BOOTSTRAP = [
     """INSERT INTO "DUAL" SELECT 'X' WHERE NOT EXISTS (SELECT 1 FROM "DUAL")""",
 ]
 
+#: DATA_LENGTH as Oracle reports it (bytes; CHAR-semantics columns at 4 bytes a character in AL32UTF8).
+_DATA_LENGTH = """CASE WHEN char_semantics = 'CHAR' AND data_type IN ('VARCHAR2', 'CHAR') THEN data_length * 4
+        WHEN data_type IN ('NVARCHAR2', 'NCHAR') THEN data_length * 2
+        WHEN data_length IS NOT NULL THEN data_length
+        WHEN data_type IN ('NUMBER', 'FLOAT') THEN 22 WHEN data_type = 'DATE' THEN 7
+        WHEN data_type = 'TIMESTAMP' THEN 11 WHEN data_type LIKE 'TIMESTAMP WITH%' THEN 13
+        WHEN data_type IN ('CLOB', 'NCLOB', 'BLOB') THEN 4000 WHEN data_type = 'BINARY_DOUBLE' THEN 8
+        WHEN data_type = 'BOOLEAN' THEN 1 WHEN data_type = 'JSON' THEN 8200 END"""
+
 _VIEWS = {
     "USER_TABLES": """SELECT table_name AS TABLE_NAME, 'VALID' AS STATUS, NULL AS NUM_ROWS
         FROM "ORA$TABLES" WHERE kind = 'TABLE'""",
@@ -41,13 +50,14 @@ _VIEWS = {
     "ALL_VIEWS": f"""SELECT '{SCHEMA_OWNER}' AS OWNER, table_name AS VIEW_NAME, view_text AS TEXT
         FROM "ORA$TABLES" WHERE kind = 'VIEW'""",
     "USER_TAB_COLUMNS": """SELECT table_name AS TABLE_NAME, column_name AS COLUMN_NAME, data_type AS DATA_TYPE,
-        data_length AS DATA_LENGTH, data_precision AS DATA_PRECISION, data_scale AS DATA_SCALE,
+        """ + _DATA_LENGTH + """ AS DATA_LENGTH, data_precision AS DATA_PRECISION, data_scale AS DATA_SCALE,
+        CASE WHEN char_semantics IS NOT NULL THEN data_length ELSE 0 END AS CHAR_LENGTH,
         nullable AS NULLABLE, column_id AS COLUMN_ID, data_default AS DATA_DEFAULT,
         identity_column AS IDENTITY_COLUMN, CASE char_semantics WHEN 'CHAR' THEN 'C' WHEN 'BYTE' THEN 'B' END
         AS CHAR_USED, vector_dimensions AS VECTOR_DIMENSIONS, vector_format AS VECTOR_FORMAT
         FROM "ORA$COLUMNS\"""",
     "ALL_TAB_COLUMNS": f"""SELECT '{SCHEMA_OWNER}' AS OWNER, table_name AS TABLE_NAME, column_name AS COLUMN_NAME,
-        data_type AS DATA_TYPE, data_length AS DATA_LENGTH, data_precision AS DATA_PRECISION,
+        data_type AS DATA_TYPE, {_DATA_LENGTH} AS DATA_LENGTH, data_precision AS DATA_PRECISION,
         data_scale AS DATA_SCALE, nullable AS NULLABLE, column_id AS COLUMN_ID FROM "ORA$COLUMNS\"""",
     "USER_INDEXES": """SELECT index_name AS INDEX_NAME, table_name AS TABLE_NAME, index_type AS INDEX_TYPE,
         uniqueness AS UNIQUENESS, ityp_owner AS ITYP_OWNER, ityp_name AS ITYP_NAME, 'VALID' AS STATUS,
@@ -187,6 +197,15 @@ class Catalog:
 
     def table(self, name: str) -> Table | None:
         return self.tables.get(name)
+
+    def dictionary_table(self, name: str) -> Table:
+        """A dictionary view (or DUAL) with its real column list, so unknown columns raise ORA-00904."""
+        cache = self.__dict__.setdefault("_dictionary", {})
+        if name not in cache:
+            columns = [Column(row[1], "NUMBER" if row[2] in ("INTEGER", "NUMERIC") else "VARCHAR2")
+                       for row in self._conn.execute(f'PRAGMA table_info("{name}")')]
+            cache[name] = Table(name, "VIEW", columns)
+        return cache[name]
 
     def vector_index_for(self, table: str, column: str) -> Index | None:
         for index in self.indexes.values():

@@ -25,9 +25,31 @@ _TYPE_BY_VALUE = [
 ]
 
 
+_VECTOR_FORMATS = {"FLOAT32": oracledb.VECTOR_FORMAT_FLOAT32, "FLOAT64": oracledb.VECTOR_FORMAT_FLOAT64,
+                   "INT8": oracledb.VECTOR_FORMAT_INT8, "BINARY": oracledb.VECTOR_FORMAT_BINARY}
+
+
 class FetchInfo(collections.namedtuple(
         "FetchInfo", "name type_code display_size internal_size precision scale null_ok")):
     """A cursor.description entry: a 7-tuple, with python-oracledb's attribute names too."""
+
+    vector_dimensions: int | None = None
+    vector_format = None
+
+    @classmethod
+    def make(cls, name: str, type_code, column=None) -> "FetchInfo":
+        """From the catalog column the projection reads, when there is one (as Oracle describes it)."""
+        if column is None:
+            return cls(name, type_code, None, None, None, None, True)
+        size = column.length if column.data_type in ("VARCHAR2", "NVARCHAR2", "CHAR", "NCHAR", "RAW") else None
+        precision, scale = column.precision, column.scale
+        if column.data_type == "NUMBER" and precision is None:
+            precision, scale = 0, -127
+        info = cls(name, type_code, size, size, precision, scale, column.nullable)
+        if column.data_type == "VECTOR":
+            info.vector_dimensions = column.vector_dimensions
+            info.vector_format = _VECTOR_FORMATS.get(column.vector_format or "")
+        return info
 
     @property
     def type(self):
@@ -36,10 +58,6 @@ class FetchInfo(collections.namedtuple(
     @property
     def is_json(self) -> bool:
         return self.type_code is oracledb.DB_TYPE_JSON
-
-    @property
-    def vector_format(self):
-        return None
 
 
 class EmbeddedVar:
@@ -213,7 +231,8 @@ class EmbeddedCursor:
             type_code = V.DB_TYPES.get(oracle_type) if oracle_type else None
             if type_code is None:
                 type_code = _type_from_values(result.rows, i)
-            out.append(FetchInfo(name, type_code, None, None, None, None, True))
+            column = result.column_specs[i] if i < len(result.column_specs) else None
+            out.append(FetchInfo.make(name, type_code, column))
         return out
 
     def _convert_rows(self, result: Result) -> list[tuple]:

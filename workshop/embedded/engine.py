@@ -45,6 +45,7 @@ class Result:
     rowcount: int = 0
     returning: list[list[Any]] | None = None
     is_query: bool = False
+    column_specs: list = field(default_factory=list)
 
 
 class StatementState:
@@ -403,7 +404,8 @@ class Engine:
             rows, description = cur.fetchall(), cur.description
         columns = plan.columns or [d[0] for d in description or []]
         types = plan.column_types or [None] * len(columns)
-        return Result(rows=rows, columns=columns, column_types=types, rowcount=len(rows), is_query=True)
+        return Result(rows=rows, columns=columns, column_types=types, rowcount=len(rows), is_query=True,
+                      column_specs=list(plan.column_specs))
 
     def _run_topk(self, plan: Plan, params: dict[str, Any]):
         topk = plan.topk

@@ -124,6 +124,7 @@ class Plan:
     sequences: list[str] = field(default_factory=list)
     model_calls: list[ModelCall] = field(default_factory=list)
     table_functions: list["TableFunctionCall"] = field(default_factory=list)
+    column_specs: list[Column | None] = field(default_factory=list)
     statement_rowcount: bool = False
 
 
@@ -236,6 +237,7 @@ class Translator:
         self._detect_topk(tree)
         names, types = self._output_columns(tree)
         self.plan.columns, self.plan.column_types = names, types
+        self.plan.column_specs = list(getattr(self, "_column_specs", []))
         self.plan.sql = tree.sql(dialect="sqlite")
         return self.plan
 
@@ -340,6 +342,8 @@ class Translator:
                 scope.sources[alias] = scope.ctes[name]
             else:
                 table = self.catalog.table(name)
+                if table is None and name in DICTIONARY_NAMES:
+                    table = self.catalog.dictionary_table(name)
                 scope.sources[alias] = table if table is not None else exp.select("*")
                 predicate = self.policy_predicate(name, "SELECT")
                 if predicate is not None and not source.meta.get("rls_inner"):
@@ -898,10 +902,12 @@ class Translator:
         if len(select.expressions) == 1 and isinstance(select.expressions[0], exp.Star) \
                 and from_ is not None and isinstance(from_.this, exp.Subquery) and not select.args.get("joins"):
             return self._output_columns(from_.this.this)
+        self._column_specs = []
         if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star))
                for p in select.expressions):
             return [], []
         new_projections = []
+        self._column_specs = []
         for projection in select.expressions:
             if isinstance(projection, exp.Alias):
                 name = projection.alias
@@ -913,11 +919,27 @@ class Translator:
                 name = re.sub(r"\s+", "", projection.meta.get("oracle_text") or projection.sql(dialect=OracleX)).upper()
                 inner = projection
             types.append(self.infer_type(inner, scope))
+            self._column_specs.append(self._catalog_column(inner, scope))
             names.append(name)
             new_projections.append(exp.alias_(inner, name, quoted=True) if not isinstance(projection, exp.Column)
                                    or projection.name != name else projection)
         select.set("expressions", new_projections)
         return names, types
+
+    def _catalog_column(self, node: exp.Expression, scope: Scope) -> Column | None:
+        """The table column a projection reads directly (for description precision, nullability, vectors)."""
+        if not isinstance(node, exp.Column):
+            return None
+        _, source = scope.resolve_column(node)
+        if isinstance(source, Table):
+            return source.column(node.name)
+        if isinstance(source, exp.Expression):
+            projection = _projection_named(source, node.name)
+            inner = projection.this if isinstance(projection, exp.Alias) else projection
+            inner_scope = self._scopes_by_select.get(id(_select_of(source)))
+            if inner is not None and inner_scope is not None and inner is not node:
+                return self._catalog_column(inner, inner_scope)
+        return None
 
     def infer_type(self, node: exp.Expression, scope: Scope | None) -> str | None:
         """Oracle type of an expression where it can be known (drives fetch conversions)."""
