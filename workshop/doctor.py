@@ -1,0 +1,274 @@
+"""Preflight checks for notebook 00 and `python -m workshop.doctor`: is this database ready for the workshop?
+
+Each check answers one question against the live database (connection, models, a live VECTOR_EMBEDDING,
+the reranker, tables and row counts, indexes, Oracle Text, the property graph, data version, the vector
+memory pool on Oracle) and, when it fails, says what to run.
+
+    from workshop import doctor
+    doctor.show()                      # prints the table; failed checks list what to do
+    results = doctor.run_checks(conn)  # list[CheckResult]
+"""
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import oracledb
+import pandas as pd
+
+from . import config, db, models, schema
+from .data import DATA_VERSION
+from .setup import (SLIM_IMAGE_ADVICE, VECTOR_POOL_ADVICE, banner, engine_of, existing_graphs, existing_indexes,
+                    existing_models, existing_tables, expected_counts, is_embedded, oracle_text_installed, read_meta,
+                    scalar)
+
+RUN_SETUP = "run: python -m workshop.setup"
+RUN_RESET = "run: python -m workshop.setup --reset"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    name: str
+    ok: bool
+    detail: str
+    advice: str = ""           # what to run when the check failed; empty when it passed
+
+
+Check = Callable[[oracledb.Connection], CheckResult]
+
+
+def _error_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+# --------------------------------------------------------------------------- the checks
+def check_connection(conn) -> CheckResult:
+    return CheckResult("connection", True, f"{engine_of(conn)} engine: {banner(conn)}")
+
+
+def check_embedding_model(conn) -> CheckResult:
+    name = config.embedding_model_name()
+    found = existing_models(conn).get(name)
+    if found == "EMBEDDING":
+        return CheckResult("embedding model", True, f"{name} loaded (USER_MINING_MODELS)")
+    if found:
+        return CheckResult("embedding model", False, f"{name} is a {found} model, not an embedding model",
+                           "set EMBED_MODEL to an embedding model, or unset it")
+    advice = RUN_SETUP if name == schema.EMBEDDING_MODEL.name else \
+        f"load {name} into the database first (see the README), or unset EMBED_MODEL"
+    return CheckResult("embedding model", False, f"{name} is not in USER_MINING_MODELS", advice)
+
+
+def check_embedding_smoke(conn) -> CheckResult:
+    name = schema.identifier(config.embedding_model_name())
+    with conn.cursor() as cur:
+        cur.execute(f"SELECT VECTOR_EMBEDDING({name} USING :t AS data) FROM dual", {"t": "doctor smoke test"})
+        vector = cur.fetchone()[0]
+    dims = len(vector) if vector is not None else 0
+    if dims == schema.EMBEDDING_DIMENSIONS:
+        return CheckResult("VECTOR_EMBEDDING works", True, f"{name} returned a {dims}-dimension vector")
+    return CheckResult("VECTOR_EMBEDDING works", False,
+                       f"{name} returned {dims} dimensions, the tables need {schema.EMBEDDING_DIMENSIONS}",
+                       f"use a {schema.EMBEDDING_DIMENSIONS}-dimension model, then {RUN_RESET}")
+
+
+def check_reranker(conn) -> CheckResult:
+    name = schema.identifier(config.reranker_model_name())
+    found = existing_models(conn).get(name)
+    if found != "REGRESSION":
+        detail = f"{name} is not in USER_MINING_MODELS" if not found else f"{name} is a {found} model"
+        return CheckResult("reranker", False, detail,
+                           RUN_SETUP if name == schema.RERANKER_MODEL.name else f"load {name}, or unset RERANK_MODEL")
+    score = scalar(conn, f"SELECT PREDICTION({name} USING :q AS FIRST_INPUT, :d AS SECOND_INPUT) FROM dual",
+                   {"q": "vector memory pool", "d": "size the vector memory pool"})
+    label = read_meta(conn).get("reranker_label") or (
+        models.describe_reranker()["label"] if name == schema.RERANKER_MODEL.name else f"{name} (not labelled)")
+    return CheckResult("reranker", True, f"{label}; PREDICTION returned {float(score):.3f}")
+
+
+def check_tables(conn) -> CheckResult:
+    missing = [t.name for t in schema.TABLES if t.name not in existing_tables(conn)]
+    if missing:
+        return CheckResult("tables", False, "missing: " + ", ".join(missing), RUN_SETUP)
+    return CheckResult("tables", True, f"{len(schema.TABLES)} workshop tables present")
+
+
+def check_row_counts(conn) -> CheckResult:
+    expected = expected_counts()
+    expected_vectors = {"PAPERS": expected["PAPERS"], "RESEARCH_CHUNKS": expected["RESEARCH_CHUNKS"]}
+    present = existing_tables(conn)
+    wrong = []
+    for table, want in expected.items():
+        if table not in present:
+            wrong.append(f"{table} missing")
+            continue
+        got = scalar(conn, f"SELECT COUNT(*) FROM {table.lower()}")
+        if got != want:
+            wrong.append(f"{table} {got} rows (expected {want})")
+    for table, want in expected_vectors.items():
+        if table in present:
+            got = scalar(conn, f"SELECT COUNT(embedding) FROM {table.lower()}")
+            if got != want:
+                wrong.append(f"{table} {got} embeddings (expected {want})")
+    if wrong:
+        return CheckResult("row counts", False, "; ".join(wrong),
+                           f"{RUN_SETUP} (adds missing rows and embeddings); if rows were changed, {RUN_RESET}")
+    return CheckResult("row counts", True, ", ".join(f"{t} {n}" for t, n in expected.items()))
+
+
+def check_indexes(conn) -> CheckResult:
+    present = existing_indexes(conn)
+    missing = [i.name for i in schema.INDEXES if i.name not in present]
+    if missing:
+        return CheckResult("indexes", False, "missing: " + ", ".join(missing), RUN_SETUP)
+    return CheckResult("indexes", True, ", ".join(i.name for i in schema.INDEXES))
+
+
+def check_oracle_text(conn) -> CheckResult:
+    name = "Oracle Text (CONTAINS)"
+    try:
+        hits = scalar(conn, "SELECT COUNT(*) FROM research_chunks WHERE CONTAINS(text, :q, 1) > 0",
+                      {"q": "memory"})
+    except oracledb.DatabaseError as exc:
+        if not is_embedded(conn) and not oracle_text_installed(conn):
+            return CheckResult(name, False, f"CTXSYS schema missing: {_error_line(exc)}", SLIM_IMAGE_ADVICE)
+        if "DRG-10599" in str(exc):
+            return CheckResult(name, False, "RESEARCH_CHUNKS.TEXT has no Oracle Text index (DRG-10599)", RUN_SETUP)
+        raise
+    if not hits:
+        return CheckResult(name, False, "CONTAINS(text, 'memory') found no chunk",
+                           f"{RUN_SETUP}; if rows were changed, {RUN_RESET}")
+    return CheckResult(name, True, f"CONTAINS(text, 'memory') found {hits} chunks")
+
+
+def check_property_graph(conn) -> CheckResult:
+    name = schema.RESEARCH_GRAPH.name
+    if name not in existing_graphs(conn):
+        return CheckResult("property graph", False, f"{name} is not in USER_PROPERTY_GRAPHS", RUN_SETUP)
+    edges = scalar(conn, "SELECT COUNT(*) FROM GRAPH_TABLE(research_graph MATCH (a IS author) -[w IS wrote]-> "
+                         "(p IS paper) COLUMNS (a.author_id AS author_id))")
+    want = expected_counts()["PAPER_AUTHORS"]
+    if edges != want:
+        return CheckResult("property graph", False, f"{name}: {edges} wrote edges (expected {want})",
+                           f"{RUN_SETUP}; if rows were changed, {RUN_RESET}")
+    return CheckResult("property graph", True, f"{name}: GRAPH_TABLE matched {edges} wrote edges")
+
+
+def check_data_version(conn) -> CheckResult:
+    meta = read_meta(conn)
+    found = meta.get("data_version")
+    if found != DATA_VERSION:
+        detail = "WORKSHOP_META has no data_version" if found is None else \
+            f"database has data version {found}, this checkout ships {DATA_VERSION}"
+        return CheckResult("data version", False, detail, RUN_SETUP if found is None else RUN_RESET)
+    return CheckResult("data version", True, f"{DATA_VERSION} (workshop.data)")
+
+
+def check_model_matches_tables(conn) -> CheckResult:
+    recorded = read_meta(conn).get("embedding_model")
+    chosen = config.embedding_model_name()
+    if recorded == chosen:
+        return CheckResult("tables embedded with", True, f"{chosen} (WORKSHOP_META), the model EMBED_MODEL selects")
+    if recorded is None:
+        return CheckResult("tables embedded with", False, "WORKSHOP_META does not name the embedding model", RUN_SETUP)
+    return CheckResult("tables embedded with", False,
+                       f"tables were embedded with {recorded}, EMBED_MODEL selects {chosen}",
+                       f"unset EMBED_MODEL (or set it to {recorded}), or rebuild with the new model: {RUN_RESET}")
+
+
+def check_vector_pool(conn) -> CheckResult:
+    name = "vector memory pool"
+    if is_embedded(conn):
+        return CheckResult(name, True, "not applicable: the embedded engine keeps vector indexes in process memory")
+    try:
+        allocated = scalar(conn, "SELECT NVL(SUM(alloc_bytes), 0) FROM v$vector_memory_pool")
+    except oracledb.DatabaseError as exc:
+        hnsw = [i.name for i in schema.INDEXES if i.kind == "VECTOR"]
+        if all(i in existing_indexes(conn) for i in hnsw):
+            return CheckResult(name, True, f"V$VECTOR_MEMORY_POOL not readable ({_error_line(exc)}); the HNSW "
+                                           "indexes exist, so the pool was large enough to build them")
+        return CheckResult(name, False, f"V$VECTOR_MEMORY_POOL not readable and HNSW indexes missing",
+                           VECTOR_POOL_ADVICE)
+    if not allocated:
+        return CheckResult(name, False, "vector_memory_size is 0: HNSW indexes fail with ORA-51962",
+                           VECTOR_POOL_ADVICE)
+    return CheckResult(name, True, f"{allocated / 2**20:.0f} MB allocated (V$VECTOR_MEMORY_POOL)")
+
+
+CHECKS: tuple[tuple[str, Check, str], ...] = (
+    ("connection", check_connection, "check ORACLE_DSN / ORACLE_USER / ORACLE_PASSWORD, or unset ORACLE_DSN"),
+    ("embedding model", check_embedding_model, RUN_SETUP),
+    ("VECTOR_EMBEDDING works", check_embedding_smoke, RUN_SETUP),
+    ("reranker", check_reranker, RUN_SETUP),
+    ("tables", check_tables, RUN_SETUP),
+    ("row counts", check_row_counts, RUN_SETUP),
+    ("indexes", check_indexes, RUN_SETUP),
+    ("Oracle Text (CONTAINS)", check_oracle_text, RUN_SETUP),
+    ("property graph", check_property_graph, RUN_SETUP),
+    ("data version", check_data_version, RUN_SETUP),
+    ("tables embedded with", check_model_matches_tables, RUN_SETUP),
+    ("vector memory pool", check_vector_pool, VECTOR_POOL_ADVICE),
+)
+
+
+def run_checks(conn: oracledb.Connection) -> list[CheckResult]:
+    """Every check, in order. A check whose SQL fails unexpectedly is reported failed with the error."""
+    results = []
+    for name, check, fallback_advice in CHECKS:
+        try:
+            results.append(check(conn))
+        except oracledb.Error as exc:
+            results.append(CheckResult(name, False, f"error: {_error_line(exc)}", fallback_advice))
+    return results
+
+
+def as_frame(results: list[CheckResult]) -> pd.DataFrame:
+    return pd.DataFrame({"check": [r.name for r in results],
+                         "status": ["ok" if r.ok else "FAIL" for r in results],
+                         "detail": [r.detail for r in results]})
+
+
+def report(results: list[CheckResult]) -> str:
+    """The results as text: a table, then what to do for each failed check."""
+    frame = as_frame(results)
+    left = {c: (lambda v, w=int(frame[c].str.len().max()): f"{v:<{w}}") for c in frame.columns}
+    table = "\n".join(line.rstrip() for line in
+                      frame.to_string(index=False, justify="left", formatters=left).splitlines())
+    failed = [r for r in results if not r.ok]
+    lines = [table, ""]
+    if failed:
+        lines.append(f"{len(failed)} check(s) failed. What to do:")
+        lines += [f"  - {r.name}: {r.advice}" for r in failed]
+    else:
+        lines.append("All checks passed: the database is ready for the workshop.")
+    return "\n".join(lines)
+
+
+def show(conn: oracledb.Connection | None = None) -> None:
+    """Print the checks as a table (for notebook 00). Opens and closes its own connection when none is given."""
+    own = conn is None
+    conn = conn or db.connect()
+    try:
+        print(report(run_checks(conn)))
+    finally:
+        if own:
+            conn.close()
+
+
+def main() -> int:
+    try:
+        conn = db.connect()
+    except (ConnectionError, RuntimeError, oracledb.Error) as exc:
+        print(report([CheckResult("connection", False, _error_line(exc), CHECKS[0][2])]))
+        return 1
+    try:
+        results = run_checks(conn)
+    finally:
+        conn.close()
+    print(report(results))
+    return 0 if all(r.ok for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
