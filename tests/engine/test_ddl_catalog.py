@@ -21,8 +21,9 @@ def test_create_table_records_oracle_types(cur):
                      "RAW_ID": "RAW", "DAY": "DATE"}
     assert rows[1][2] == 800 and rows[1][5] == "N"   # 200 CHAR = 800 bytes in AL32UTF8
     assert rows[5][3:5] == (5, 2)
-    cur.execute("SELECT vector_dimensions, vector_format FROM user_tab_columns WHERE column_name = 'EMB'")
-    assert cur.fetchone() == (384, "FLOAT32")
+    cur.execute("SELECT emb FROM docs WHERE 1 = 0")   # as on Oracle, vector shape comes from the description
+    assert (cur.description[0].vector_dimensions, cur.description[0].vector_format) == \
+        (384, oracledb.VECTOR_FORMAT_FLOAT32)
 
 
 def test_identifier_case_rules(cur):
@@ -158,3 +159,23 @@ def test_unknown_columns_of_dictionary_views_raise(cur, sql):
     with pytest.raises(oracledb.DatabaseError) as exc:
         cur.execute(sql)
     assert ora_code(exc) == 904
+
+
+def test_stale_dictionary_views_are_rebuilt_on_open(db_path):
+    """A database file made by an older engine gets the current dictionary views."""
+    import sqlite3
+
+    from workshop.embedded import connect
+    first = connect(db_path)
+    first.close()
+    raw = sqlite3.connect(db_path)
+    raw.execute('DROP VIEW "USER_TAB_COLUMNS"')
+    raw.execute('CREATE VIEW "USER_TAB_COLUMNS" AS SELECT 1 AS OLD_SHAPE')
+    raw.execute("UPDATE \"ORA$META\" SET value = 1 WHERE key = 'catalog_version'")
+    raw.commit()
+    raw.close()
+    again = connect(db_path)
+    cur = again.cursor()
+    cur.execute("SELECT column_name FROM user_tab_columns WHERE 1 = 0")
+    assert [d[0] for d in cur.description] == ["COLUMN_NAME"]
+    again.close()

@@ -54,7 +54,7 @@ _VIEWS = {
         CASE WHEN char_semantics IS NOT NULL THEN data_length ELSE 0 END AS CHAR_LENGTH,
         nullable AS NULLABLE, column_id AS COLUMN_ID, data_default AS DATA_DEFAULT,
         identity_column AS IDENTITY_COLUMN, CASE char_semantics WHEN 'CHAR' THEN 'C' WHEN 'BYTE' THEN 'B' END
-        AS CHAR_USED, vector_dimensions AS VECTOR_DIMENSIONS, vector_format AS VECTOR_FORMAT
+        AS CHAR_USED
         FROM "ORA$COLUMNS\"""",
     "ALL_TAB_COLUMNS": f"""SELECT '{SCHEMA_OWNER}' AS OWNER, table_name AS TABLE_NAME, column_name AS COLUMN_NAME,
         data_type AS DATA_TYPE, {_DATA_LENGTH} AS DATA_LENGTH, data_precision AS DATA_PRECISION,
@@ -95,23 +95,39 @@ _VIEWS = {
 DICTIONARY_NAMES = set(_VIEWS) | {"DUAL"}
 
 
+#: Bump when a dictionary view changes: existing database files then get their views rebuilt.
+CATALOG_VERSION = 2
+
+
 def bootstrap(conn: sqlite3.Connection, extra_views: dict[str, str] | None = None,
               extra_tables: list[str] | None = None) -> None:
-    """Create the ORA$ tables and dictionary views if the file is new (idempotent)."""
+    """Create the ORA$ tables and dictionary views if the file is new or its views are stale (idempotent)."""
     views = dict(_VIEWS, **(extra_views or {}))
     existing = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('view', 'table')")}
-    if "ORA$META" in existing and all(v in existing for v in views):
+    if "ORA$META" in existing and all(v in existing for v in views) and _catalog_version(conn) == CATALOG_VERSION:
         return
     conn.execute("BEGIN IMMEDIATE")
     try:
         for stmt in _BOOTSTRAP + list(extra_tables or []):
             conn.execute(stmt)
+        stale = _catalog_version(conn) != CATALOG_VERSION
         for name, body in views.items():
+            if stale:
+                conn.execute(f'DROP VIEW IF EXISTS "{name}"')
             conn.execute(f'CREATE VIEW IF NOT EXISTS "{name}" AS {body}')
+        conn.execute("INSERT OR REPLACE INTO \"ORA$META\" VALUES ('catalog_version', ?)", (CATALOG_VERSION,))
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def _catalog_version(conn: sqlite3.Connection) -> int | None:
+    try:
+        row = conn.execute("SELECT value FROM \"ORA$META\" WHERE key = 'catalog_version'").fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return row[0] if row else None
 
 
 @dataclass
