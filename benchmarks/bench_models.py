@@ -3,16 +3,17 @@
 Texts are drawn with a fixed seed from the whole words of all-MiniLM-L6-v2's vocab.txt (about one
 token per word): "short" = 8-30 words, "passage" = 80-120 words. Embedding: sentences/s for one
 model call per text (the shape of Oracle's VECTOR_EMBEDDING) and for the runtime's batched fast
-path; median of `--repeats` runs. Reranking: per query, 40 candidate passages (40-120 words),
+path; median of `--repeats` interleaved runs. Reranking: per query, 40 candidate passages (40-120 words),
 p50/p95 over `--queries` queries, for the stand-in RERANKER (one PREDICTION call per pair, and
 batched) beside plain cosine in numpy over vectors from the embedding model (candidates embedded per
 query, or their vectors already stored as in a vector table).
 
-    .venv/bin/python benchmarks/bench_models.py [--repeats 3] [--queries 20]
+    .venv/bin/python benchmarks/bench_models.py [--repeats 5] [--queries 20]
 """
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import random
 import statistics
@@ -43,14 +44,21 @@ def texts(rng: random.Random, words: list[str], n: int, lo: int, hi: int) -> lis
     return [" ".join(rng.choices(words, k=rng.randint(lo, hi))) + "." for _ in range(n)]
 
 
-def rate(fn, n: int, repeats: int) -> float:
-    fn()  # warm-up (also builds the fast-path sessions)
-    times = []
+def timed(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def interleaved(fns: dict, repeats: int) -> dict[str, list[float]]:
+    """Run the variants in turn, `repeats` rounds, so a burst of load from other processes hits all alike."""
+    for fn in fns.values():
+        fn()  # warm-up (also builds the fast-path sessions)
+    times: dict[str, list[float]] = {k: [] for k in fns}
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return n / statistics.median(times)
+        for k, fn in fns.items():
+            times[k].append(timed(fn))
+    return times
 
 
 def percentiles(samples: list[float]) -> tuple[float, float]:
@@ -60,7 +68,7 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--queries", type=int, default=20)
     parser.add_argument("--short", type=int, default=256, help="number of short sentences")
     parser.add_argument("--passages", type=int, default=64, help="number of ~100-word passages")
@@ -82,8 +90,9 @@ def main() -> None:
     print("| embedding (all-MiniLM-L6-v2) | texts | one call per text (sent/s) | batched fast path (sent/s) |")
     print("|---|---:|---:|---:|")
     for label, corpus in (("short, 8-30 words", short), ("passage, 80-120 words", passages)):
-        single = rate(lambda c=corpus: embedder.embed(c, batched=False), len(corpus), args.repeats)
-        batched = rate(lambda c=corpus: embedder.embed(c, batched=True), len(corpus), args.repeats)
+        times = interleaved({"single": lambda c=corpus: embedder.embed(c, batched=False),
+                             "batched": lambda c=corpus: embedder.embed(c, batched=True)}, args.repeats)
+        single, batched = (len(corpus) / statistics.median(times[k]) for k in ("single", "batched"))
         print(f"| {label} | {len(corpus)} | {single:.0f} | {batched:.0f} |")
 
     queries = texts(rng, words, args.queries, 6, 14)
@@ -100,14 +109,14 @@ def main() -> None:
     }
     print(f"\n| reranking {CANDIDATES} candidates (40-120 words), {len(queries)} queries | p50 ms | p95 ms | pairs/s (p50) |")
     print("|---|---:|---:|---:|")
-    for label, fn in paths.items():
+    samples: dict[str, list[float]] = {label: [] for label in paths}
+    for fn in paths.values():
         fn(queries[0], candidate_sets[0], stored[0])  # warm-up
-        samples = []
-        for q, c, v in zip(queries, candidate_sets, stored):
-            t0 = time.perf_counter()
-            fn(q, c, v)
-            samples.append(time.perf_counter() - t0)
-        p50, p95 = percentiles(samples)
+    for q, c, v in zip(queries, candidate_sets, stored):
+        for label, fn in paths.items():
+            samples[label].append(timed(functools.partial(fn, q, c, v)))
+    for label in paths:
+        p50, p95 = percentiles(samples[label])
         print(f"| {label} | {p50:.0f} | {p95:.0f} | {CANDIDATES / p50 * 1000:.0f} |")
     print(f"\nReranker: {reranker.card.label}. Load average after: {os.getloadavg()[0]:.1f} "
           "(other processes on these cores slow every row).")
