@@ -270,7 +270,7 @@ OBJECT_KINDS = ("PROPERTY GRAPH", "VIEW", "INDEX", "TABLE", "SEQUENCE")
 @dataclass(frozen=True)
 class LearnerObject:
     """An object a notebook creates. Dropping a table drops its indexes, so list an INDEX only when it is
-    created on a setup-owned table (e.g. an IVF index on PAPERS)."""
+    created on a setup-owned table (e.g. a B-tree index on PAPERS)."""
     kind: str
     name: str
 
@@ -287,9 +287,7 @@ def tables(*names: str) -> tuple[LearnerObject, ...]:
 #: Objects each part's notebooks create, keyed by part number. Notebook authors: add yours here, so that
 #: reset_part(n) and --reset find them. Names only; the notebooks own the DDL.
 LEARNER_OBJECTS: dict[int, tuple[LearnerObject, ...]] = {
-    1: tables("PAPER_VECTORS", "PAPERS_VS") + (
-        LearnerObject("INDEX", "PAPERS_IVF"),
-    ),
+    1: tables("PAPER_VECTORS", "PAPERS_VS"),
     2: (),
     3: tables("CONVERSATION_MEMORY", "KNOWLEDGE_BASE_VS", "WORKFLOW_VS", "TOOLBOX_VS", "ENTITY_VS",
               "SUMMARY_VS", "TOOL_LOG"),

@@ -23,6 +23,7 @@ import oracledb
 
 from . import config, db, models, schema
 from .models.model_cache import sha256_file
+from .reset import reset_everything
 from .data import (DATA_VERSION, authorship_edges, load_authors, load_chunks, load_documents, load_papers,
                    verify_manifest)
 
@@ -179,8 +180,8 @@ class _Builder:
         if not is_embedded(self.conn) and not oracle_text_installed(self.conn):
             raise SetupError(SLIM_IMAGE_ADVICE)
         verify_manifest()
-        if schema.WORKSHOP_META.name not in existing_tables(self.conn):
-            self.create_table(schema.WORKSHOP_META)
+        for table in schema.TABLES:
+            self.check_columns(table)
         meta = read_meta(self.conn)
         recorded = meta.get("embedding_model")
         if recorded and recorded != self.model:
@@ -197,8 +198,8 @@ class _Builder:
                 "PAPERS or RESEARCH_CHUNKS hold embeddings, but WORKSHOP_META does not say which model made them, "
                 "so new vectors could be mixed with vectors of another model. Rebuild with: "
                 "python -m workshop.setup --reset")
-        for table in schema.TABLES:
-            self.check_columns(table)
+        if schema.WORKSHOP_META.name not in existing_tables(self.conn):
+            self.create_table(schema.WORKSHOP_META)
         return meta
 
     def has_vectors(self) -> bool:
@@ -460,7 +461,7 @@ def build(conn: oracledb.Connection, *, progress: bool = True,
         b.write_meta({"updated_at": now}, overwrite=["updated_at"])
     return SetupReport(
         engine=engine_of(conn), banner=banner(conn),
-        location=str(config.embedded_db_path()) if is_embedded(conn) else str(config.oracle_dsn()),
+        location=conn.dsn,
         embedding_model=b.model, reranker=describe_reranker_line(b.reranker),
         actions=b.actions, counts=table_counts(conn), seconds=time.perf_counter() - started)
 
@@ -474,24 +475,29 @@ def describe_reranker_line(name: str) -> str:
     return f"{name} (loaded outside the set-up)"
 
 
+def run(*, reset: bool = False, progress: bool = True, log: Callable[[str], None] = print) -> SetupReport:
+    """What the command does: optionally drop everything (`--reset`), then build on `db.connect()`."""
+    if reset:
+        log(reset_everything())
+    log(f"Preparing the workshop database ({db.engine_name()} engine) ...")
+    conn = db.connect()
+    try:
+        return build(conn, progress=progress, log=log)
+    finally:
+        conn.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m workshop.setup", description=__doc__.splitlines()[0])
     parser.add_argument("--reset", action="store_true",
                         help="drop every workshop object (embedded engine: delete the database file), then build")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
-    from . import reset
-    if args.reset:
-        print(reset.reset_everything())
-    print(f"Preparing the workshop database ({db.engine_name()} engine) ...")
-    conn = db.connect()
     try:
-        report = build(conn, progress=not args.no_progress)
+        report = run(reset=args.reset, progress=not args.no_progress)
     except SetupError as exc:
         print(f"\nSet-up stopped: {exc}", file=sys.stderr)
         return 2
-    finally:
-        conn.close()
     print(report.text(with_actions=False))
     return 0
 
