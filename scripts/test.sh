@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# The test command: engine, models, checkpoints, notebooks. Uses the project's .venv when no
-# virtualenv is active (CI activates its own).
+# The test command: engine, models, set-up, checkpoints, tooling, and every solution notebook run
+# top to bottom with nbval on the embedded engine. Uses the project's .venv when no virtualenv is
+# active (CI activates its own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=python
 if [ -z "${VIRTUAL_ENV:-}" ] && [ -x .venv/bin/python ]; then PY=.venv/bin/python; fi
 export TOKENIZERS_PARALLELISM=false
-exec "$PY" -m pytest -q -n 2 "$@"
+export PYTHONPATH="$(pwd)${PYTHONPATH:+:$PYTHONPATH}"
+# The notebooks read the workshop database: make sure it is set up (idempotent, seconds when done).
+"$PY" -m workshop.setup
+# loadfile keeps each notebook's cells on one worker, in order.
+exec "$PY" -m pytest -q -n 2 --dist loadfile --nbval-lax tests solutions "$@"
