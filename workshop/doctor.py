@@ -44,7 +44,7 @@ def _error_line(exc: BaseException) -> str:
 
 # --------------------------------------------------------------------------- the checks
 def check_connection(conn) -> CheckResult:
-    return CheckResult("connection", True, f"{engine_of(conn)} engine: {banner(conn)}")
+    return CheckResult("connection", True, f"{engine_of(conn)} engine: {banner(conn)} ({conn.dsn})")
 
 
 def check_embedding_model(conn) -> CheckResult:

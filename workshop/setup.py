@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 import oracledb
 
 from . import config, db, models, schema
-from .models.model_cache import sha256_file
-from .reset import reset_everything
 from .data import (DATA_VERSION, authorship_edges, load_authors, load_chunks, load_documents, load_papers,
                    verify_manifest)
+from .models.model_cache import sha256_file
+from .reset import reset_everything
 
 #: Rows per UPDATE ... SET embedding = VECTOR_EMBEDDING(...) statement (one progress-bar step each).
 EMBED_BATCH = 32

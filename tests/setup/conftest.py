@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from workshop.embedded import connect
+from workshop.reset import delete_embedded_database
 from workshop.setup import SetupReport, run
 
 MODEL_ENV = ("EMBED_MODEL", "RERANK_MODEL", "ORACLE_DSN")
@@ -50,6 +51,7 @@ def _exclusive(lock_file: Path):
 
 
 def _build(path: Path) -> tuple[SetupReport, list[str]]:
+    delete_embedded_database(path)                # a worker whose build failed may have left a file behind
     conn = connect(path)
     with conn.cursor() as cur:
         for ddl in STALE_OBJECTS.values():

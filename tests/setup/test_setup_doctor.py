@@ -121,3 +121,13 @@ def test_vector_pool_advice_on_oracle():
     assert doctor.check_vector_pool(built).ok
     unbuilt = ScriptedOracle({**hidden, "user_indexes": []})
     assert doctor.check_vector_pool(unbuilt).advice == VECTOR_POOL_ADVICE
+
+
+def test_cli_reports_a_connection_it_cannot_open(monkeypatch, capsys):
+    monkeypatch.setenv("ORACLE_DSN", "localhost:1521/FREEPDB1")
+    monkeypatch.delenv("ORACLE_USER", raising=False)
+    monkeypatch.delenv("ORACLE_PASSWORD", raising=False)
+    assert doctor.main() == 1
+    out = capsys.readouterr().out
+    assert "connection FAIL" in " ".join(out.split()) and "ORACLE_USER / ORACLE_PASSWORD are missing" in out
+    assert "check ORACLE_DSN / ORACLE_USER / ORACLE_PASSWORD, or unset ORACLE_DSN" in out
