@@ -1,11 +1,13 @@
-"""Fixtures for the agent-memory tests: an embedded database with the embedding model and the memory
-schema, built once per worker process and copied for each test (loading the 90 MB model takes a
-second; copying the file takes a few milliseconds). Import the fixtures into a test module with
-`from tests.memory.memory_db import memory_conn, memory, memory_template, other_connection`.
+"""Fixtures for the agent-memory tests: one embedded database per test process that holds the
+embedding model (loading the 90 MB model takes about a second, so it is loaded once), with the
+memory tables dropped and created afresh before every test. Tests in one process run one after the
+other, so each test has the memory schema to itself; xdist workers each have their own file.
+
+Import the fixtures into a test module with
+`from tests.memory.memory_db import memory, memory_conn, memory_db, memory_template, other_connection`.
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import oracledb
@@ -13,42 +15,62 @@ import pytest
 
 from workshop.embedded import connect
 
+#: This process's database. The fixture below is imported into several test modules, and pytest makes
+#: each import a fixture of its own, so the file is cached here to build it once per process.
+_SHARED: Path | None = None
+
 
 def _connect(path: Path):
     return connect(path, busy_timeout=2)
 
 
-@pytest.fixture(scope="session")
-def memory_template(tmp_path_factory) -> Path:
-    """A database file with the embedding model loaded and every memory table created (empty)."""
-    from workshop.memory import create_memory_tables, create_stores, ensure_embedding_model_loaded
-    path = tmp_path_factory.mktemp("memory-template") / "template.db"
-    fetch_lobs = oracledb.defaults.fetch_lobs
+def _with_model(path: Path) -> Path:
+    from workshop.memory import ensure_embedding_model_loaded
     conn = _connect(path)
     try:
         ensure_embedding_model_loaded(conn)
+    finally:
+        conn.close()
+    return path
+
+
+@pytest.fixture(scope="session")
+def memory_template(tmp_path_factory) -> Path:
+    """This process's database file, with the embedding model loaded."""
+    global _SHARED
+    if _SHARED is None or not _SHARED.exists():
+        _SHARED = _with_model(tmp_path_factory.mktemp("memory") / "memory.db")
+    return _SHARED
+
+
+def _drop_every_table(conn) -> None:
+    """Drop whatever the previous test created (the checkpoint tests create tables under wrong names)."""
+    with conn.cursor() as cur:
+        cur.execute("SELECT table_name FROM user_tables")
+        for (name,) in cur.fetchall():
+            cur.execute('DROP TABLE "' + name.replace('"', '""') + '" CASCADE CONSTRAINTS PURGE')
+
+
+@pytest.fixture
+def memory_db(memory_template) -> Path:
+    """The database with a fresh, empty memory schema: every table dropped, the memory tables created again."""
+    from workshop.memory import create_memory_tables, create_stores
+    fetch_lobs = oracledb.defaults.fetch_lobs
+    conn = _connect(memory_template)
+    try:
+        _drop_every_table(conn)
         create_memory_tables(conn)
         create_stores(conn)
         conn.commit()
     finally:
         conn.close()
         oracledb.defaults.fetch_lobs = fetch_lobs
-    return path
-
-
-@pytest.fixture
-def memory_db(memory_template, tmp_path) -> Path:
-    """This test's own copy of the template database (removed afterwards: it is 90 MB)."""
-    path = tmp_path / "memory.db"
-    shutil.copyfile(memory_template, path)
-    yield path
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(path) + suffix).unlink(missing_ok=True)
+    return memory_template
 
 
 @pytest.fixture
 def memory_conn(memory_db):
-    """A connection to this test's database. python-oracledb's global fetch_lobs is restored afterwards
+    """A connection to the test database. python-oracledb's global fetch_lobs is restored afterwards
     (OracleEmbeddings switches it off for the whole process)."""
     fetch_lobs = oracledb.defaults.fetch_lobs
     conn = _connect(memory_db)
@@ -61,7 +83,7 @@ def memory_conn(memory_db):
 
 @pytest.fixture
 def other_connection(memory_db):
-    """Opens further sessions on this test's database (to check what is committed)."""
+    """Opens further sessions on the test database (to check what is committed)."""
     opened = []
 
     def open_one():
@@ -71,6 +93,7 @@ def other_connection(memory_db):
     yield open_one
     for conn in opened:
         if conn.is_healthy():
+            conn.rollback()
             conn.close()
 
 

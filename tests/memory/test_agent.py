@@ -150,7 +150,7 @@ class _FakeChatCompletions(BaseHTTPRequestHandler):
 def fake_llm():
     _FakeChatCompletions.requests = []
     server = HTTPServer(("127.0.0.1", 0), _FakeChatCompletions)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}/v1", _FakeChatCompletions.requests
     server.shutdown()

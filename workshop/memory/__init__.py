@@ -36,13 +36,16 @@ from .workflows import read_workflows, workflow_metadata, workflow_text, write_w
 MEMORY_TABLES = (CONVERSATION_TABLE, TOOL_LOG_TABLE, *STORE_TABLES.values())
 
 
-def reset_memory(conn: oracledb.Connection) -> None:
-    """Part 03's reset: drop every memory table (conversation, tool log and the five stores) if it exists.
+def reset_memory(conn: oracledb.Connection) -> list[str]:
+    """Part 03's reset: drop every memory table (conversation, tool log and the five stores) that exists.
 
-    Rolls back any open transaction first, so a half-finished cell cannot block the drops.
+    Rolls back any open transaction first, so a half-finished cell cannot block the drops, then runs
+    `workshop.reset.reset_part(3)` (the tables part 03 owns are registered in workshop.schema).
+    Returns what was dropped.
     """
+    from workshop.reset import reset_part
     conn.rollback()
-    drop_tables(conn, MEMORY_TABLES)
+    return reset_part(3, conn, log=None)
 
 
 __all__ = [
