@@ -85,6 +85,7 @@ def test_cache_builds_missing_file_then_reuses_it(tmp_path):
     assert ensure_cached(path, sha256_bytes(b"model-bytes"), build) == path
     assert ensure_cached(path, sha256_bytes(b"model-bytes"), build) == path
     assert build.calls == 1 and path.read_bytes() == b"model-bytes"
+    assert path.stat().st_mode & 0o777 == 0o644
 
 
 def test_cache_rebuilds_a_corrupt_file(tmp_path):

@@ -40,6 +40,7 @@ def atomic_write(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; the Oracle container may read the file via a directory
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
