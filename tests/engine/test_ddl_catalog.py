@@ -179,3 +179,37 @@ def test_stale_dictionary_views_are_rebuilt_on_open(db_path):
     cur.execute("SELECT column_name FROM user_tab_columns WHERE 1 = 0")
     assert [d[0] for d in cur.description] == ["COLUMN_NAME"]
     again.close()
+
+
+def test_constraint_names_in_dictionary_and_errors(cur):
+    cur.execute("CREATE TABLE k (id NUMBER CONSTRAINT k_pk PRIMARY KEY, q NUMBER CONSTRAINT q_pos CHECK (q > 0), "
+                "r NUMBER CHECK (r < 5))")
+    cur.execute("SELECT constraint_name, constraint_type FROM user_constraints WHERE table_name = 'K' "
+                "ORDER BY constraint_type, constraint_name")
+    rows = cur.fetchall()
+    assert rows[0][1] == "C" and ("K_PK", "P") in rows and ("Q_POS", "C") in rows
+    assert cur.execute("SELECT index_name FROM user_indexes WHERE table_name = 'K'").fetchall() == [("K_PK",)]
+    cur.execute("INSERT INTO k VALUES (1, 1, 1)")
+    for sql, text in [("INSERT INTO k VALUES (1, 1, 1)", "(WORKSHOP.K_PK)"),
+                      ("INSERT INTO k VALUES (2, 0, 1)", "(WORKSHOP.Q_POS)"),
+                      ("INSERT INTO k (id) VALUES (NULL)", '("WORKSHOP"."K"."ID")')]:
+        with pytest.raises(oracledb.DatabaseError) as exc:
+            cur.execute(sql)
+        assert text in str(exc.value)
+
+
+def test_rownum_limits_update_and_delete(cur):
+    cur.execute("CREATE TABLE r (id NUMBER PRIMARY KEY, q NUMBER)")
+    cur.executemany("INSERT INTO r VALUES (:1, 0)", [(i,) for i in range(5)])
+    cur.execute("UPDATE r SET q = 1 WHERE ROWNUM = 1")
+    assert cur.rowcount == 1
+    cur.execute("DELETE FROM r x WHERE x.q = 0 AND ROWNUM <= 2")
+    assert cur.rowcount == 2
+    assert cur.execute("SELECT COUNT(*) FROM r").fetchone() == (3,)
+
+
+def test_user_objects_lists_every_kind(cur):
+    cur.execute("CREATE TABLE o (id NUMBER PRIMARY KEY)")
+    cur.execute("CREATE PROPERTY GRAPH og VERTEX TABLES (o KEY (id))")
+    cur.execute("SELECT object_type FROM user_objects WHERE object_name IN ('O', 'OG') ORDER BY 1")
+    assert [r[0] for r in cur.fetchall()] == ["PROPERTY GRAPH", "TABLE"]

@@ -105,6 +105,13 @@ class DdlExecutor:
                                  'SELECT 1 FROM "ORA$SEQUENCES" WHERE sequence_name = ?',
                                  (name, name, name)).fetchone() is not None
 
+    def _system_name(self) -> str:
+        """SYS_Cnnnnnn for an unnamed constraint, from a per-database counter (as Oracle numbers them)."""
+        self.conn.execute("INSERT OR IGNORE INTO \"ORA$META\" VALUES ('constraint_seq', 0)")
+        self.conn.execute("UPDATE \"ORA$META\" SET value = value + 1 WHERE key = 'constraint_seq'")
+        number = self.conn.execute("SELECT value FROM \"ORA$META\" WHERE key = 'constraint_seq'").fetchone()[0]
+        return f"SYS_C{number:07d}"
+
     def _name_in_use(self, name: str) -> errors.EngineError:
         return errors.EngineError(955, "name is already used by an existing object")
 
@@ -134,6 +141,7 @@ class DdlExecutor:
         sqlite_cols, col_rows, constraint_rows = [], [], []
         translator = Translator(self.catalog)
         pk_columns: list[str] = []
+        pk_name: str | None = None
         new_table = Table(table_name, "TABLE", [Column(c.name, _column_type(c.args["kind"])["data_type"])
                                                 for c in columns])
         table_scope = Scope()
@@ -148,6 +156,7 @@ class DdlExecutor:
                 cname = constraint.name or None
                 if isinstance(kind, exp.PrimaryKeyColumnConstraint):
                     pk_columns.append(name)
+                    pk_name = cname or pk_name
                     nullable = "N"
                 elif isinstance(kind, exp.NotNullColumnConstraint):
                     if kind.args.get("allow_null"):
@@ -155,7 +164,8 @@ class DdlExecutor:
                     parts.append("NOT NULL")
                     nullable = "N"
                 elif isinstance(kind, exp.UniqueColumnConstraint):
-                    parts.append("UNIQUE")
+                    cname = cname or self._system_name()
+                    parts.append(f'CONSTRAINT "{cname}" UNIQUE')
                     constraint_rows.append((cname, "U", None, [name], None))
                 elif isinstance(kind, exp.DefaultColumnConstraint):
                     default_text = kind.this.sql(dialect=OracleX)
@@ -164,14 +174,16 @@ class DdlExecutor:
                     parts.append(f"DEFAULT (ORA_STORE({default_sql}, '{default_spec}'))")
                 elif isinstance(kind, exp.CheckColumnConstraint):
                     check = translator.translate_expression(kind.this.copy(), table_scope)
-                    parts.append(f"CHECK ({check})")
+                    cname = cname or self._system_name()
+                    parts.append(f'CONSTRAINT "{cname}" CHECK ({check})')
                     constraint_rows.append((cname, "C", kind.this.sql(dialect=OracleX), [name], None))
                 elif isinstance(kind, exp.GeneratedAsIdentityColumnConstraint):
                     identity = "ALWAYS" if kind.args.get("this") else "BY DEFAULT"
                     nullable = "N"
                 elif isinstance(kind, exp.Reference):
                     ref_table, ref_cols = _reference(kind)
-                    parts.append(f'REFERENCES "{ref_table}"' + (f" ({', '.join(chr(34) + c + chr(34) for c in ref_cols)})" if ref_cols else "")
+                    cname = cname or self._system_name()
+                    parts.append(f'CONSTRAINT "{cname}" REFERENCES "{ref_table}"' + (f" ({', '.join(chr(34) + c + chr(34) for c in ref_cols)})" if ref_cols else "")
                                  + _on_delete(kind))
                     constraint_rows.append((cname, "R", None, [name], ref_table))
                 elif isinstance(kind, exp.CollateColumnConstraint):
@@ -192,21 +204,25 @@ class DdlExecutor:
             for kind in inner:
                 if isinstance(kind, exp.PrimaryKey):
                     pk_columns.extend(e.name for e in kind.expressions)
-                elif isinstance(kind, exp.UniqueColumnConstraint):
+                    pk_name = cname or pk_name
+                    continue
+                cname = cname or self._system_name()
+                if isinstance(kind, exp.UniqueColumnConstraint):
                     cols = [e.name for e in kind.this.expressions]
-                    table_sql_constraints.append("UNIQUE (" + ", ".join(f'"{c}"' for c in cols) + ")")
+                    table_sql_constraints.append(f'CONSTRAINT "{cname}" UNIQUE (' + ", ".join(f'"{c}"' for c in cols) + ")")
                     constraint_rows.append((cname, "U", None, cols, None))
                 elif isinstance(kind, exp.ForeignKey):
                     cols = [e.name for e in kind.expressions]
                     ref_table, ref_cols = _reference(kind.args["reference"])
                     table_sql_constraints.append(
-                        "FOREIGN KEY (" + ", ".join(f'"{c}"' for c in cols) + f') REFERENCES "{ref_table}"'
+                        f'CONSTRAINT "{cname}" FOREIGN KEY (' + ", ".join(f'"{c}"' for c in cols)
+                        + f') REFERENCES "{ref_table}"'
                         + (" (" + ", ".join(f'"{c}"' for c in ref_cols) + ")" if ref_cols else "")
                         + _on_delete(kind.args["reference"]))
                     constraint_rows.append((cname, "R", None, cols, ref_table))
                 elif isinstance(kind, exp.CheckColumnConstraint):
                     check = translator.translate_expression(kind.this.copy(), table_scope)
-                    table_sql_constraints.append(f"CHECK ({check})")
+                    table_sql_constraints.append(f'CONSTRAINT "{cname}" CHECK ({check})')
                     constraint_rows.append((cname, "C", kind.this.sql(dialect=OracleX), [], None))
                 else:
                     raise unsupported(f"table constraint {kind.sql(dialect=OracleX)}")
@@ -226,9 +242,7 @@ class DdlExecutor:
         if pk_columns and not single_int_pk:
             table_sql_constraints.insert(0, "PRIMARY KEY (" + ", ".join(f'"{c}"' for c in pk_columns) + ")")
         if pk_columns:
-            constraint_rows.insert(0, (None, "P", None, pk_columns, None))
-            for row in col_rows:
-                pass
+            constraint_rows.insert(0, (pk_name or self._system_name(), "P", None, pk_columns, None))
         col_rows = [r if r[1] not in pk_columns else r[:8] + ("N",) + r[9:] for r in col_rows]
         ddl = f'CREATE TABLE "{table_name}" (' + ", ".join(column_sql + table_sql_constraints) + ")"
         try:
@@ -243,17 +257,16 @@ class DdlExecutor:
                               'data_length, char_semantics, data_precision, data_scale, nullable, '
                               'vector_dimensions, vector_format, identity_column, identity_kind, data_default) '
                               'VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)', col_rows)
-        for i, (cname, ctype, condition, cols, ref_table) in enumerate(constraint_rows, start=1):
-            cname = cname or f"SYS_C{abs(hash((table_name, ctype, i))) % 10**6:06d}"
+        for cname, ctype, condition, cols, ref_table in constraint_rows:
+            if self.conn.execute('SELECT 1 FROM "ORA$CONSTRAINTS" WHERE constraint_name = ?', (cname,)).fetchone():
+                raise errors.EngineError(2264, "name already used by an existing constraint")
             self.conn.execute('INSERT INTO "ORA$CONSTRAINTS" VALUES (?,?,?,?,?,?,?)',
                               (cname, table_name, ctype, condition, json.dumps(cols), ref_table,
                                cname if ctype in ("P", "U") else None))
-        for cname, ctype, _, cols, _ in constraint_rows:
             if ctype in ("P", "U"):
-                name = cname or f"SYS_C_{table_name}_{ctype}"
                 self.conn.execute('INSERT OR IGNORE INTO "ORA$INDEXES" (index_name, table_name, index_type, '
                                   'uniqueness, columns) VALUES (?,?,?,?,?)',
-                                  (name, table_name, "NORMAL", "UNIQUE", json.dumps(cols)))
+                                  (cname, table_name, "NORMAL", "UNIQUE", json.dumps(cols)))
 
     @staticmethod
     def _drop_target(sql: str, kind: str, options: str, invalid_code: int) -> tuple[str, bool]:

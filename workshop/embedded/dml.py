@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from . import errors
 from .catalog import Column, Table
-from .translate import Plan, Scope, Translator, _conjuncts, normalize_identifiers, unsupported
+from .translate import Plan, Scope, Translator, _conjuncts, _rownum_bound, normalize_identifiers, unsupported
 
 
 def column_spec(table: Table, column: Column) -> str:
@@ -124,16 +124,26 @@ class DmlTranslator(Translator):
         return self.plan
 
     def _where_with_policy(self, where, table: Table, statement_type: str, scope: Scope) -> str:
-        """The statement's WHERE, plus the row-level security predicate for this statement type."""
-        conditions = []
+        """The statement's WHERE, plus the row-level security predicate for this statement type.
+        `ROWNUM <= n` limits the rows the statement touches, as on Oracle."""
+        conditions, limit = [], None
         if where is not None:
-            conditions.append(self._rewrite(where.this, scope))
+            for cond in _conjuncts(where.this):
+                bound = _rownum_bound(cond)
+                if bound is not None:
+                    limit = self._rewrite(bound, scope)
+                else:
+                    conditions.append(self._rewrite(cond, scope))
         predicate = self.policy_predicate(table.name, statement_type)
         if predicate is not None:
             conditions.append(self.policy_condition(predicate, scope))
-        if not conditions:
-            return ""
-        return " WHERE " + " AND ".join(f"({c.sql(dialect='sqlite')})" for c in conditions)
+        text = " AND ".join(f"({c.sql(dialect='sqlite')})" for c in conditions)
+        if limit is not None:
+            alias = next(iter(scope.sources))
+            inner = f' WHERE {text}' if text else ""
+            return (f' WHERE rowid IN (SELECT "{alias}".rowid FROM "{table.name}" AS "{alias}"{inner} '
+                    f'LIMIT {limit.sql(dialect="sqlite")})')
+        return f" WHERE {text}" if text else ""
 
     # ------------------------------------------------------------------ DELETE
     def translate_delete(self, tree: exp.Delete) -> Plan:

@@ -270,7 +270,14 @@ class Engine:
         if inner is not None and "user-defined function raised exception" in str(exc) \
                 or inner is not None and "raised exception" in str(exc):
             return to_oracle_error(inner)
-        return errors.from_sqlite(exc)
+        return errors.from_sqlite(exc, self._key_constraint)
+
+    def _key_constraint(self, table: str, columns: list[str]) -> str | None:
+        for name, cols in self.db.execute('SELECT constraint_name, columns FROM "ORA$CONSTRAINTS" '
+                                          "WHERE table_name = ? AND constraint_type IN ('P', 'U')", (table,)):
+            if json.loads(cols) == columns:
+                return name
+        return None
 
     def _execute(self, sql: str, binds: Any, input_types: Any) -> Result:
         words = leading_words(sql, 5)
@@ -487,7 +494,7 @@ class Engine:
                             raise
                         self.db.execute('ROLLBACK TO "ORA$ROW"')
                         self.db.execute('RELEASE "ORA$ROW"')
-                        err = errors.from_sqlite(exc).args[0]
+                        err = errors.from_sqlite(exc, self._key_constraint).args[0]
                         err.offset = offset
                         errors_out.append(err)
                         counts.append(0)

@@ -47,8 +47,9 @@ _SQLITE_PATTERNS: list[tuple[re.Pattern, int, str]] = [
     (re.compile(r"no such table: (?:main\.)?(\S+)"), 942, "table or view \"{0}\" does not exist"),
     (re.compile(r"no such column: (\S+)"), 904, "\"{0}\": invalid identifier"),
     (re.compile(r"(?:UNIQUE|PRIMARY KEY) constraint failed: (.+)"), 1, "unique constraint ({0}) violated"),
-    (re.compile(r"NOT NULL constraint failed: (\S+)"), 1400, "cannot insert NULL into ({0})"),
-    (re.compile(r"CHECK constraint failed: (.+)"), 2290, "check constraint ({0}) violated"),
+    (re.compile(r"NOT NULL constraint failed: ([^.\s]+)\.(\S+)"), 1400,
+     'cannot insert NULL into ("WORKSHOP"."{0}"."{1}")'),
+    (re.compile(r"CHECK constraint failed: (.+)"), 2290, "check constraint (WORKSHOP.{0}) violated"),
     (re.compile(r"FOREIGN KEY constraint failed"), 2291, "integrity constraint violated - parent key not found"),
     (re.compile(r"(?:table|index|view) \"?(\S+?)\"? already exists"), 955, "name \"{0}\" is already used by an existing object"),
     (re.compile(r"database is locked|database table is locked"), 54,
@@ -59,9 +60,18 @@ _SQLITE_PATTERNS: list[tuple[re.Pattern, int, str]] = [
 ]
 
 
-def from_sqlite(exc: sqlite3.Error) -> oracledb.DatabaseError:
-    """Translate a SQLite error into the Oracle error a learner would see on Oracle."""
+def from_sqlite(exc: sqlite3.Error, constraint_name=None) -> oracledb.DatabaseError:
+    """Translate a SQLite error into the Oracle error a learner would see on Oracle.
+
+    `constraint_name(table, columns)` names the key a UNIQUE violation hit, as Oracle reports it."""
     text = str(exc)
+    unique = re.search(r"(?:UNIQUE|PRIMARY KEY) constraint failed: (.+)", text)
+    if unique and constraint_name is not None:
+        pairs = [p.strip().split(".", 1) for p in unique.group(1).split(",")]
+        if all(len(p) == 2 for p in pairs):
+            name = constraint_name(pairs[0][0], [c for _, c in pairs])
+            if name:
+                return ora_error(1, f"unique constraint (WORKSHOP.{name}) violated")
     for pattern, code, template in _SQLITE_PATTERNS:
         m = pattern.search(text)
         if m:
