@@ -1,0 +1,168 @@
+"""Checkpoints of part 02, retrieval strategies (notebooks/02_retrieval_strategies.ipynb).
+
+The expected answers are computed independently: vector rankings with numpy over the PAPERS vectors, the
+keyword filter with a plain CONTAINS count, and co-authorship from the shipped data files
+(workshop.data), not from the database the learner queries.
+
+    from checkpoints import part02
+    part02.todo_1(conn, vector_search)              # top-k by cosine distance over PAPERS
+    part02.todo_2(conn, hybrid_prefilter_search)    # CONTAINS in WHERE, vector distance in ORDER BY
+    part02.todo_3(conn, coauthor_papers)            # GRAPH_TABLE: papers that share an author with a seed
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import oracledb
+
+from workshop.data import load_papers
+
+from .framework import checkpoint, expect, expect_keys, expect_ordered_by, fail
+from .part01 import DISTANCE_TOLERANCE, cosine_distances, embed_query, expect_same_ids, records, top_k
+
+VECTOR_CASES = (  # (query, k)
+    ("deciding which earlier conversations an assistant should recall", 5),
+    ("how much memory a vector index needs", 1),
+    ("merging keyword and embedding result lists", 7),
+)
+PREFILTER_CASES = (  # (query, keywords, k): the keyword filter changes the answer in each case
+    ("keeping promises made to customers", "{commitments}", 3),
+    ("agents that remember users across sessions", "{tenant} OR {tenants}", 4),
+    ("faster search over many vectors", "{index} OR {indexes}", 6),
+    ("what the summary must not lose", "{LEDGER}", 5),      # fewer matching papers than k: return only those
+)
+GRAPH_SEEDS = ("2312.13046", "2410.07433", "2307.00354")  # the seeds of the golden multi-hop paper queries
+
+VECTOR_HINT = ("SELECT arxiv_id, title, VECTOR_DISTANCE(embedding, VECTOR_EMBEDDING(<model> USING :query AS data), "
+               "COSINE) AS distance FROM papers ORDER BY distance FETCH APPROX FIRST :k ROWS ONLY")
+PREFILTER_HINT = ("Keep the keyword condition in the WHERE clause (CONTAINS(abstract, :keywords, 1) > 0) and order "
+                  "the survivors by VECTOR_DISTANCE(embedding, <query embedding>, COSINE), then FETCH FIRST :k.")
+GRAPH_HINT = ("MATCH (src IS paper) <-[IS wrote]- (a IS author) -[IS wrote]-> (dst IS paper) WHERE src.arxiv_id = "
+              ":seed AND dst.arxiv_id <> src.arxiv_id; then GROUP BY the paper and COUNT(DISTINCT author) AS "
+              "shared_authors, ORDER BY shared_authors DESC, arxiv_id.")
+
+
+# --------------------------------------------------------------------------- TODO 1
+@checkpoint("TODO 1: vector search over PAPERS", hint=VECTOR_HINT)
+def todo_1(conn: oracledb.Connection, vector_search: Callable[..., Any]) -> str:
+    """vector_search(conn, query, k): the k papers nearest to the query by cosine distance, nearest first."""
+    ids, matrix = _paper_vectors(conn)
+    for query, k in VECTOR_CASES:
+        call = f"vector_search(conn, {query!r}, k={k})"
+        rows = records(vector_search(conn, query, k=k), "rows")
+        expect(len(rows) <= k, f"{call} returned {len(rows)} rows, expected at most k = {k}",
+               "Limit the result with FETCH APPROX FIRST :k ROWS ONLY (bind k).")
+        expect_keys(rows, ["arxiv_id", "title", "distance"], what="row")
+        expect_ordered_by(rows, "distance", what="rows", hint="Nearest first: ORDER BY distance (ascending).")
+        expected = top_k(ids, cosine_distances(matrix, embed_query(conn, query)), k)
+        expect(len(rows) == k, f"{call} returned {len(rows)} rows, expected {k}",
+               "PAPERS has enough rows: return exactly k.")
+        _expect_ranking(rows, expected, call, VECTOR_HINT)
+    return f"{len(VECTOR_CASES)} questions: same papers, distances and order as numpy"
+
+
+# --------------------------------------------------------------------------- TODO 2
+@checkpoint("TODO 2: hybrid search with a keyword pre-filter", hint=PREFILTER_HINT)
+def todo_2(conn: oracledb.Connection, hybrid_prefilter_search: Callable[..., Any]) -> str:
+    """hybrid_prefilter_search(conn, query, keywords, k): among the papers whose abstract CONTAINS `keywords`,
+    the k nearest to `query`, nearest first."""
+    ids, matrix = _paper_vectors(conn)
+    position = {arxiv_id: i for i, arxiv_id in enumerate(ids)}
+    for query, keywords, k in PREFILTER_CASES:
+        call = f"hybrid_prefilter_search(conn, {query!r}, {keywords!r}, k={k})"
+        rows = records(hybrid_prefilter_search(conn, query, keywords, k=k), "rows")
+        expect(len(rows) <= k, f"{call} returned {len(rows)} rows, expected at most k = {k}",
+               "Limit the result with FETCH FIRST :k ROWS ONLY (bind k).")
+        expect_keys(rows, ["arxiv_id", "title", "distance"], what="row")
+        matching = _contains(conn, keywords)
+        outside = [r["arxiv_id"] for r in rows if r["arxiv_id"] not in matching]
+        expect(not outside, f"{call} returned papers whose abstract does not contain {keywords}: {outside[:3]}",
+               "The keyword condition belongs in the WHERE clause: CONTAINS(abstract, :keywords, 1) > 0.")
+        expect_ordered_by(rows, "distance", what="rows",
+                          hint="Order the keyword matches by vector distance (ascending), not by SCORE.")
+        pool = sorted(matching)
+        expected = top_k(pool, cosine_distances(matrix[[position[i] for i in pool]], embed_query(conn, query)), k)
+        expect(len(rows) == len(expected),
+               f"{call} returned {len(rows)} rows, expected {len(expected)} ({len(matching)} abstracts match "
+               f"{keywords})",
+               "Filter first, then take the top k: a vector top-k filtered afterwards (a post-filter) loses rows.")
+        _expect_ranking(rows, expected, call, PREFILTER_HINT)
+    return f"{len(PREFILTER_CASES)} searches: only keyword matches, nearest first, k respected"
+
+
+# --------------------------------------------------------------------------- TODO 3
+@checkpoint("TODO 3: graph retrieval with GRAPH_TABLE", hint=GRAPH_HINT)
+def todo_3(conn: oracledb.Connection, coauthor_papers: Callable[..., Any]) -> str:
+    """coauthor_papers(conn, seed_id): every other paper that shares an author with the seed, with the number of
+    shared authors, most shared first (ties by arxiv_id); checked against the authorship in workshop.data."""
+    titles = {p["arxiv_id"]: p["title"] for p in load_papers()}
+    total = 0
+    for seed in GRAPH_SEEDS:
+        call = f"coauthor_papers(conn, {seed!r})"
+        rows = records(coauthor_papers(conn, seed), "rows")
+        expect_keys(rows, ["arxiv_id", "title", "shared_authors"], what="row")
+        expected = expected_coauthor_papers(seed)
+        got_ids = [r["arxiv_id"] for r in rows]
+        expect(seed not in got_ids, f"{call} returned the seed paper itself",
+               "A paper always shares its authors with itself: exclude it with dst.arxiv_id <> src.arxiv_id.")
+        repeated = sorted(i for i, n in Counter(got_ids).items() if n > 1)
+        expect(not repeated, f"{call} lists {repeated[:3]} more than once (once per shared author)",
+               "One row per paper: GROUP BY the paper and COUNT(DISTINCT the author) AS shared_authors.")
+        missing = [i for i, _ in expected if i not in got_ids]
+        extra = [i for i in got_ids if i not in dict(expected)]
+        if missing or extra:
+            fail(f"{call} returned {len(rows)} papers, expected {len(expected)} (missing {missing[:3]}, unexpected "
+                 f"{extra[:3]})",
+                 "Follow the edges the way they point: an author WROTE a paper, (a IS author) -[IS wrote]-> "
+                 "(p IS paper); from the seed that is <-[IS wrote]- then -[IS wrote]->.")
+        wrong_counts = [(r["arxiv_id"], r["shared_authors"], dict(expected)[r["arxiv_id"]]) for r in rows
+                        if r["shared_authors"] != dict(expected)[r["arxiv_id"]]]
+        expect(not wrong_counts, f"{call}: wrong shared_authors (id, yours, expected) {wrong_counts[:3]}",
+               "shared_authors = COUNT(DISTINCT author id) per paper.")
+        wrong_titles = [r["arxiv_id"] for r in rows if r["title"] != titles[r["arxiv_id"]]]
+        expect(not wrong_titles, f"{call}: titles that do not belong to their paper: {wrong_titles[:3]}",
+               "Return dst.title, the title of the co-authored paper (not the seed's).")
+        if got_ids != [i for i, _ in expected]:
+            fail(f"{call} returned the right papers in the wrong order: {got_ids[:4]}..., expected "
+                 f"{[i for i, _ in expected][:4]}...", "ORDER BY shared_authors DESC, arxiv_id.")
+        total += len(rows)
+    return f"{len(GRAPH_SEEDS)} seeds, {total} co-authored papers, same as the authorship data"
+
+
+def expected_coauthor_papers(seed: str) -> list[tuple[str, int]]:
+    """(arxiv_id, shared author count) of every other paper sharing an author with `seed`, most shared first, from
+    the shipped paper records (the set-up loaded the same files, but this does not ask the database)."""
+    authors = {p["arxiv_id"]: set(p["author_ids"]) for p in load_papers()}
+    if seed not in authors:
+        raise ValueError(f"unknown paper {seed!r}")
+    shared = {pid: len(names & authors[seed]) for pid, names in authors.items() if pid != seed}
+    return sorted(((pid, n) for pid, n in shared.items() if n), key=lambda pair: (-pair[1], pair[0]))
+
+
+# --------------------------------------------------------------------------- internals
+def _paper_vectors(conn: oracledb.Connection) -> tuple[list[str], np.ndarray]:
+    with conn.cursor() as cur:
+        cur.execute("SELECT arxiv_id, embedding FROM papers ORDER BY arxiv_id")
+        rows = cur.fetchall()
+    expect(rows and all(r[1] is not None for r in rows), "PAPERS has no embeddings",
+           "Run python -m workshop.setup (notebook 00's doctor says what is missing).")
+    return [r[0] for r in rows], np.array([np.asarray(r[1], np.float64) for r in rows])
+
+
+def _contains(conn: oracledb.Connection, keywords: str) -> set[str]:
+    with conn.cursor() as cur:
+        cur.execute("SELECT arxiv_id FROM papers WHERE CONTAINS(abstract, :keywords) > 0", {"keywords": keywords})
+        return {r[0] for r in cur.fetchall()}
+
+
+def _expect_ranking(rows: list[dict], expected: list[tuple[str, float]], call: str, hint: str) -> None:
+    got_distances = [float(r["distance"]) for r in rows]
+    expect_same_ids([r["arxiv_id"] for r in rows], [i for i, _ in expected], got_distances,
+                    [d for _, d in expected], "papers", hint)
+    off = [(r["arxiv_id"], round(got, 4), round(want, 4))
+           for r, got, (_, want) in zip(rows, got_distances, expected) if abs(got - want) > DISTANCE_TOLERANCE]
+    expect(not off, f"{call}: the distances are not cosine distances, e.g. (id, yours, expected) {off[:2]}",
+           "Use VECTOR_DISTANCE(embedding, <query vector>, COSINE), the metric PAPERS_HNSW was built for.")

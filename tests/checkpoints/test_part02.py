@@ -1,0 +1,272 @@
+"""Checkpoints of part 02 (retrieval strategies) against a database built by the set-up.
+
+For every TODO: (a) the solution notebook's own cell passes, (b) the generated student stub fails with a friendly
+CheckpointFailed, (c) plausible wrong answers fail with a reason that names the mistake. The cells are read from
+solutions/02_retrieval_strategies.ipynb and notebooks/02_retrieval_strategies.ipynb and executed here. Part 02
+only reads the database, so every test uses the one shared set-up build (made once per session; see
+test_part01.py, whose protocol this module shares so that both use the same build).
+"""
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from checkpoints import part02
+from checkpoints.framework import CheckpointError, CheckpointFailed
+from workshop.config import PROJECT_ROOT
+from workshop.data import load_golden_queries
+from workshop.embedded import connect
+
+NAME = "02_retrieval_strategies.ipynb"
+SOLUTION = PROJECT_ROOT / "solutions" / NAME
+STUDENT = PROJECT_ROOT / "notebooks" / NAME
+#: The setup cell without its reset (part 02 creates nothing; the tests never drop anything).
+RESET = "reset_part(2, conn)"
+BUILD_WAIT_SECONDS = 900
+#: Reported to the engine's owner: a GRAPH_TABLE whose pattern no edge table can match (here WROTE edges walked
+#: from paper to author) raises ORA-01036 for the :seed bind that is in the statement, instead of returning no rows.
+ENGINE_BUG_UNMATCHABLE_PATTERN = "embedded engine: unmatchable GRAPH_TABLE pattern raises ORA-01036 for its binds"
+
+pytestmark = pytest.mark.slow
+
+
+# --------------------------------------------------------------------------- the shared set-up build
+def shared_file(tmp_path_factory, worker_id: str, name: str, make: Callable[[Path], None]) -> Path:
+    """A file made once per test session: the first xdist worker makes it, the others wait for it
+    (the same protocol as test_part01.shared_file, so the two modules share the build)."""
+    root = tmp_path_factory.getbasetemp()
+    root = root if worker_id == "master" else root.parent
+    folder = root / f"shared-{name}"
+    folder.mkdir(exist_ok=True)
+    target, ready, failed = folder / "workshop.db", folder / "ready", folder / "failed"
+    try:
+        os.close(os.open(folder / "lock", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        deadline = time.monotonic() + BUILD_WAIT_SECONDS
+        while not ready.exists():
+            if failed.exists():
+                pytest.fail(f"building the shared database {name} failed in another worker: {failed.read_text()}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"timed out waiting for the shared database {name}")
+            time.sleep(0.5)
+        return target
+    try:
+        make(target)
+    except BaseException as exc:
+        failed.write_text(repr(exc))
+        raise
+    ready.touch()
+    return target
+
+
+def build_workshop_db(path: Path) -> None:
+    from workshop.setup import build
+    with pytest.MonkeyPatch.context() as mp:
+        for name in ("ORACLE_DSN", "EMBED_MODEL", "RERANK_MODEL"):
+            mp.delenv(name, raising=False)
+        conn = connect(path)
+        try:
+            build(conn, progress=False, log=lambda _: None)
+        finally:
+            conn.close()
+
+
+@pytest.fixture(scope="session")
+def built_db(tmp_path_factory, worker_id) -> Path:
+    return shared_file(tmp_path_factory, worker_id, "setup-build", build_workshop_db)
+
+
+# --------------------------------------------------------------------------- notebook cells
+def cells(path: Path) -> dict[str, str]:
+    return {cell.id: cell.source for cell in nbformat.read(path, as_version=4).cells}
+
+
+SOLUTION_CELLS = cells(SOLUTION)
+STUDENT_CELLS = cells(STUDENT)
+
+
+@pytest.fixture
+def notebook(monkeypatch, built_db):
+    """run(cell_id, sources=SOLUTION_CELLS, replace=()) executes a notebook cell in one namespace that has run
+    the notebook's setup and helper cells against the shared build; returns the namespace."""
+    monkeypatch.delenv("ORACLE_DSN", raising=False)
+    monkeypatch.delenv("EMBED_MODEL", raising=False)
+    monkeypatch.setenv("WORKSHOP_EMBEDDED_DB", str(built_db))
+    namespace: dict = {"__name__": "notebook"}
+
+    def run(cell_id: str, sources: dict[str, str] = SOLUTION_CELLS, replace: tuple[tuple[str, str], ...] = ()):
+        source = sources[cell_id]
+        for old, new in replace:
+            assert old in source, f"mutation target {old!r} not in cell {cell_id}"
+            source = source.replace(old, new)
+        exec(compile(source, f"{NAME}:{cell_id}", "exec"), namespace)
+        return namespace
+
+    run("setup", replace=((RESET, "pass"),))
+    run("helpers")
+    yield run
+    namespace["conn"].close()
+
+
+def failure(check: Callable, *args) -> CheckpointFailed:
+    with pytest.raises(CheckpointFailed) as info:
+        check(*args)
+    return info.value
+
+
+def stub_failure(check: Callable, *args) -> CheckpointFailed:
+    error = failure(check, *args)
+    assert type(error) is CheckpointFailed, error
+    assert error.reason.startswith("not done yet: the code still raises NotImplementedError (TODO")
+    assert "NotImplementedError" in error.hint
+    return error
+
+
+# --------------------------------------------------------------------------- TODO 1
+def test_todo_1_solution_passes(notebook):
+    ns = notebook("todo1")
+    part02.todo_1(ns["conn"], ns["vector_search"])
+
+
+def test_todo_1_stub_fails_friendly(notebook):
+    ns = notebook("todo1", STUDENT_CELLS)
+    stub_failure(part02.todo_1, ns["conn"], ns["vector_search"])
+
+
+@pytest.mark.parametrize("replace, reason", [
+    pytest.param((("ORDER BY distance", "ORDER BY distance DESC"),), "rows are not in ascending order of 'distance'",
+                 id="farthest-first"),
+    pytest.param((("FETCH APPROX FIRST :k ROWS ONLY", ""), ("query=query, k=k", "query=query")),
+                 "returned 162 rows, expected at most k = 5", id="no-row-limit"),
+    pytest.param((("FIRST :k ROWS", "FIRST 5 ROWS"), ("query=query, k=k", "query=query")),
+                 "returned 5 rows, expected at most k = 1", id="k-hard-coded"),
+    pytest.param((("COSINE) AS distance", "DOT) AS distance"),), "the distances are not cosine distances",
+                 id="dot-distance"),
+    pytest.param((("ORDER BY distance", "ORDER BY arxiv_id"),), "not in ascending order", id="ordered-by-id"),
+    pytest.param((("return rows_as_dicts(cur)", "return cur.fetchall()"),), "row 1 is a tuple, expected a dict",
+                 id="tuples"),
+    pytest.param((("SELECT arxiv_id, title,", "SELECT arxiv_id,"),), "is missing the key(s) ['title']",
+                 id="no-title"),
+])
+def test_todo_1_wrong_answers_fail(notebook, replace, reason):
+    ns = notebook("todo1", replace=replace)
+    error = failure(part02.todo_1, ns["conn"], ns["vector_search"])
+    assert reason in error.reason
+
+
+def test_todo_1_sql_error_is_reported_with_the_oracle_message(notebook):
+    ns = notebook("todo1", replace=(("FROM papers", "FROM paper"),))
+    error = failure(part02.todo_1, ns["conn"], ns["vector_search"])
+    assert isinstance(error, CheckpointError) and error.reason.startswith("ORA-00942")
+
+
+# --------------------------------------------------------------------------- TODO 2
+def test_todo_2_solution_passes(notebook):
+    ns = notebook("todo2")
+    part02.todo_2(ns["conn"], ns["hybrid_prefilter_search"])
+
+
+def test_todo_2_stub_fails_friendly(notebook):
+    ns = notebook("todo2", STUDENT_CELLS)
+    stub_failure(part02.todo_2, ns["conn"], ns["hybrid_prefilter_search"])
+
+
+POSTFILTER = '''
+        WITH candidates AS (
+            SELECT arxiv_id, title, abstract,
+                   VECTOR_DISTANCE(embedding, VECTOR_EMBEDDING({MODEL} USING :query AS data), COSINE) AS distance
+            FROM papers ORDER BY distance FETCH FIRST :k ROWS ONLY)
+        SELECT c.arxiv_id, c.title, c.distance, 0 AS keyword_score
+        FROM candidates c JOIN papers p ON p.arxiv_id = c.arxiv_id
+        WHERE CONTAINS(p.abstract, :keywords, 1) > 0
+        ORDER BY c.distance"""'''
+
+
+@pytest.mark.parametrize("replace, reason", [
+    pytest.param((("WHERE CONTAINS(abstract, :keywords, 1) > 0", "WHERE :keywords IS NOT NULL"),
+                  ("SCORE(1) AS keyword_score", "0 AS keyword_score")),
+                 "returned papers whose abstract does not contain", id="keyword-filter-ignored"),
+    pytest.param((("ORDER BY distance", "ORDER BY keyword_score DESC, arxiv_id"),),
+                 "rows are not in ascending order of 'distance'", id="ordered-by-score"),
+    pytest.param((("FETCH FIRST :k ROWS ONLY", ""), ("keywords=keywords, k=k", "keywords=keywords")),
+                 "returned 18 rows, expected at most k = 4", id="no-row-limit"),
+    pytest.param((("""
+        SELECT arxiv_id, title,
+               VECTOR_DISTANCE(embedding, VECTOR_EMBEDDING({MODEL} USING :query AS data), COSINE) AS distance,
+               SCORE(1) AS keyword_score
+        FROM papers
+        WHERE CONTAINS(abstract, :keywords, 1) > 0
+        ORDER BY distance
+        FETCH FIRST :k ROWS ONLY\"\"\"""", POSTFILTER),),
+                 "a vector top-k filtered afterwards", id="post-filter-instead"),
+])
+def test_todo_2_wrong_answers_fail(notebook, replace, reason):
+    ns = notebook("todo2", replace=replace)
+    error = failure(part02.todo_2, ns["conn"], ns["hybrid_prefilter_search"])
+    assert reason in (error.reason + error.hint)
+
+
+def test_todo_2_question_text_as_contains_query_fails(notebook):
+    """Binding the raw question as the CONTAINS expression: Oracle Text parses it as its query language."""
+    ns = notebook("todo2", replace=(("keywords=keywords, k=k", "keywords=query, k=k"),))
+    error = failure(part02.todo_2, ns["conn"], ns["hybrid_prefilter_search"])
+    assert "returned 0 rows, expected 3" in error.reason
+
+
+# --------------------------------------------------------------------------- TODO 3
+def test_todo_3_solution_passes(notebook):
+    ns = notebook("todo3")
+    part02.todo_3(ns["conn"], ns["coauthor_papers"])
+
+
+def test_todo_3_stub_fails_friendly(notebook):
+    ns = notebook("todo3", STUDENT_CELLS)
+    stub_failure(part02.todo_3, ns["conn"], ns["coauthor_papers"])
+
+
+@pytest.mark.parametrize("replace, reason", [
+    pytest.param((("WHERE src.arxiv_id = :seed AND dst.arxiv_id <> src.arxiv_id", "WHERE src.arxiv_id = :seed"),),
+                 "returned the seed paper itself", id="seed-included"),
+    pytest.param((("(src IS paper) <-[IS wrote]- (a IS author) -[IS wrote]-> (dst IS paper)",
+                   "(src IS paper) -[IS wrote]-> (a IS author) <-[IS wrote]- (dst IS paper)"),),
+                 "returned 0 papers, expected 7", id="edges-against-their-direction",
+                 marks=pytest.mark.xfail(strict=True, reason=ENGINE_BUG_UNMATCHABLE_PATTERN)),
+    pytest.param((("GROUP BY arxiv_id, title\n", "GROUP BY arxiv_id, title, author_id\n"),),
+                 "lists ['2406.08281'] more than once", id="one-row-per-shared-author"),
+    pytest.param((("ORDER BY shared_authors DESC, arxiv_id", "ORDER BY arxiv_id"),),
+                 "the right papers in the wrong order", id="not-most-shared-first"),
+    pytest.param((("(src IS paper) <-[IS wrote]- (a IS author) -[IS wrote]-> (dst IS paper)",
+                   "(src IS paper) -[IS similar_to]-> (dst IS paper)"), ("a.author_id AS author_id", "dst.arxiv_id AS author_id")),
+                 "expected 7", id="similarity-edges-instead-of-authors"),
+    pytest.param((("dst.title AS title", "src.title AS title"),), "titles that do not belong to their paper",
+                 id="seed-title"),
+    pytest.param((("COUNT(DISTINCT author_id)", "COUNT(DISTINCT author_id) - 1"),), "wrong shared_authors",
+                 id="wrong-count"),
+])
+def test_todo_3_wrong_answers_fail(notebook, replace, reason):
+    ns = notebook("todo3", replace=replace)
+    error = failure(part02.todo_3, ns["conn"], ns["coauthor_papers"])
+    assert reason in error.reason
+
+
+def test_todo_3_edges_against_their_direction_fail(notebook):
+    """Walking the WROTE edges backwards matches nothing, so the check fails (today with the engine's ORA-01036,
+    see ENGINE_BUG_UNMATCHABLE_PATTERN; the xfail case above asserts the message it should give)."""
+    ns = notebook("todo3", replace=(("(src IS paper) <-[IS wrote]- (a IS author) -[IS wrote]-> (dst IS paper)",
+                                     "(src IS paper) -[IS wrote]-> (a IS author) <-[IS wrote]- (dst IS paper)"),))
+    failure(part02.todo_3, ns["conn"], ns["coauthor_papers"])
+
+
+def test_todo_3_expected_sets_match_the_golden_multi_hop_judgements():
+    """The checkpoint's independent answer agrees with the hand-made judgements of the multi-hop questions."""
+    for query in load_golden_queries("papers"):
+        if query["intent"] == "multi-hop":
+            expected = part02.expected_coauthor_papers(query["seed"])
+            assert {i for i, _ in expected} == set(query["relevance"])
+            assert {i for i, n in expected if n >= 2} == {i for i, g in query["relevance"].items() if g == 3}
+    assert set(part02.GRAPH_SEEDS) == {q["seed"] for q in load_golden_queries("papers") if q["intent"] == "multi-hop"}
