@@ -178,3 +178,12 @@ def test_the_llm_hook_speaks_openai_chat_completions(memory, fake_llm):
 def test_without_settings_the_stand_in_runs():
     assert isinstance(planner_from_env({}), RulePlanner)
     assert isinstance(planner_from_env({"WORKSHOP_LLM_MODEL": "m"}), RulePlanner)
+
+
+def test_unrelated_memories_are_not_offered_as_answers(agent, memory):
+    memory.write_knowledge("Reciprocal rank fusion adds 1 / (60 + rank) over the rankings.", {"source": "docs"})
+    turn = agent.run("t", "When is the demo?")
+    assert [r.call.name for r in turn.results] == ["search_knowledge"]
+    assert turn.results[0].output == [] and turn.answer == "I have nothing in memory about that yet."
+    memory.write_knowledge("The demo is on Friday at 10:00.", {"source": "user"})
+    assert agent.run("t", "When is the demo?").answer == "From memory: The demo is on Friday at 10:00."

@@ -156,3 +156,8 @@ def test_tool_log_round_trip_scope_and_order(memory_conn, other_connection):
     assert [r["id"] for r in read_tool_log(memory_conn, "t1", limit=1)] == [ids[3]]
     with pytest.raises(ValueError):
         write_tool_log(memory_conn, "t1", "x", {}, "y", status="maybe")
+
+
+def test_reset_part_3_knows_every_memory_table():
+    from workshop.schema import learner_objects
+    assert {(o.kind, o.name) for o in learner_objects(3)} == {("TABLE", name) for name in MEMORY_TABLES}

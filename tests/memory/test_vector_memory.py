@@ -170,7 +170,7 @@ def test_toolbox_upserts_by_name_and_returns_parameters(memory):
 
 
 def test_summaries_cover_old_turns_which_reads_can_then_skip(memory, other_connection):
-    ids = [memory.write_conversation("t", "user" if i % 2 == 0 else "assistant", f"Turn {i}. More text.")
+    ids = [memory.write_conversation("t", "user" if i % 2 == 0 else "assistant", f"Turn {i} is about tuning the HNSW index for recall. More text.")
            for i in range(6)]
     memory.write_conversation("other", "user", "unrelated")
     summary_id = memory.summarise_thread("t", keep_last=2)
@@ -181,12 +181,24 @@ def test_summaries_cover_old_turns_which_reads_can_then_skip(memory, other_conne
     [summary] = memory.read_summary("earlier turns", thread_id="t")
     assert summary["metadata"] == {"thread_id": "t", "summary_id": summary_id, "message_ids": ids[:4],
                                    "num_messages": 4}
-    assert summary["text"].splitlines()[1:] == ["- user: Turn 0.", "- assistant: Turn 1.", "- user: Turn 2.",
-                                                "- assistant: Turn 3."]
+    assert summary["text"].splitlines()[1:] == [
+        f"- {role}: Turn {i} is about tuning the HNSW index for recall."
+        for i, role in enumerate(["user", "assistant", "user", "assistant"])]
     assert memory.read_summary("earlier turns", thread_id="other") == []
     assert memory.summarise_thread("t", keep_last=2) is None  # nothing new to summarise
     other = other_connection().cursor()
     assert other.execute("SELECT COUNT(*) FROM conversation_memory WHERE summary_id IS NOT NULL").fetchone() == (4,)
+
+
+@pytest.mark.parametrize("text, opening", [
+    ("Hi! I'm tuning the HNSW index on our papers table. Later text.",
+     "Hi! I'm tuning the HNSW index on our papers table."),
+    ("A single sentence without an end", "A single sentence without an end"),
+    ("word " * 100, ("word " * 100)[:159].rstrip() + "…"),
+])
+def test_the_extractive_stand_in_keeps_a_useful_opening(text, opening):
+    from workshop.memory.summaries import first_sentence
+    assert first_sentence(text) == opening
 
 
 def test_a_summary_of_another_threads_turns_is_refused_and_rolled_back(memory, memory_conn):

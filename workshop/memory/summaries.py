@@ -23,11 +23,16 @@ Summariser = Callable[[Sequence[dict]], str]
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 
 
-def first_sentence(text: str, max_chars: int = 160) -> str:
-    """The first sentence of `text`, cut to max_chars (whitespace collapsed)."""
+def first_sentence(text: str, max_chars: int = 160, min_chars: int = 40) -> str:
+    """The opening of `text`: whole sentences until at least min_chars, cut to max_chars (a greeting
+    such as "Hi!" alone says nothing, so the next sentence is kept too)."""
     flat = " ".join(text.split())
-    sentence = _SENTENCE_END.split(flat, maxsplit=1)[0]
-    return sentence if len(sentence) <= max_chars else sentence[:max_chars - 1].rstrip() + "…"
+    opening = ""
+    for sentence in _SENTENCE_END.split(flat):
+        opening = f"{opening} {sentence}".strip()
+        if len(opening) >= min_chars:
+            break
+    return opening if len(opening) <= max_chars else opening[:max_chars - 1].rstrip() + "…"
 
 
 def extractive_summary(turns: Sequence[dict]) -> str:

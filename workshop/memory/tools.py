@@ -37,6 +37,16 @@ class Tool:
         return self.function(**arguments)
 
 
+#: Cosine distance above which a memory is not returned by the read tools: the nearest record is not
+#: necessarily a relevant one, and an unrelated memory in an answer misleads. Chosen on the notebook's
+#: data with all-MiniLM-L6-v2: relevant records lie below about 0.7, unrelated ones near 0.9.
+MAX_TOOL_DISTANCE = 0.7
+
+
+def _relevant(records: list[dict]) -> list[str]:
+    return [r["text"] for r in records if r["distance"] <= MAX_TOOL_DISTANCE]
+
+
 def _string(description: str) -> dict:
     return {"type": "string", "description": description}
 
@@ -50,13 +60,13 @@ def memory_tools(memory: "MemoryManager") -> list[Tool]:
         return {"saved": memory.write_entity(name, entity_type, description, {"source": "conversation"})}
 
     def search_knowledge(query: str) -> list[str]:
-        return [r["text"] for r in memory.read_knowledge(query, k=2)]
+        return _relevant(memory.read_knowledge(query, k=2))
 
     def lookup_entity(name: str) -> list[str]:
-        return [r["text"] for r in memory.read_entity(name, k=2)]
+        return _relevant(memory.read_entity(name, k=2))
 
     def recall_workflows(task: str) -> list[str]:
-        return [r["text"] for r in memory.read_workflows(task, k=1)]
+        return _relevant(memory.read_workflows(task, k=1))
 
     return [
         Tool("save_knowledge", "Remember a fact, date or preference for later conversations. Use when the user says "
