@@ -173,8 +173,9 @@ def _missing_metadata(stored: dict, expected: dict) -> dict:
 
 
 def _probe_where(token: str) -> tuple[str, dict]:
-    """Rows whose text mentions the token (the texts here are short, so the first 4000 characters do)."""
-    return "DBMS_LOB.SUBSTR(text, 4000, 1) LIKE :pattern", {"pattern": f"%{token}%"}
+    """Rows whose text mentions the token. The probe texts are short, so their first 1000 characters
+    hold it; 1000 characters also fit SQL's 4000-byte VARCHAR2 limit in any character set."""
+    return "DBMS_LOB.SUBSTR(text, 1000, 1) LIKE :pattern", {"pattern": f"%{token}%"}
 
 
 def _cleanup_stores(conn: oracledb.Connection, token: str) -> None:
@@ -183,8 +184,8 @@ def _cleanup_stores(conn: oracledb.Connection, token: str) -> None:
 
 
 def _embedded_from_text(conn: oracledb.Connection, table: str, where: str, binds: dict) -> bool:
-    sql = (f"SELECT MAX(VECTOR_DISTANCE(embedding, VECTOR_EMBEDDING({_model()} USING text AS data), COSINE)) "
-           f"FROM {table} WHERE {where}")
+    sql = (f"SELECT MAX(VECTOR_DISTANCE(embedding, VECTOR_EMBEDDING({_model()} USING DBMS_LOB.SUBSTR(text, 1000, 1) "
+           f"AS data), COSINE)) FROM {table} WHERE {where}")
     distance = _rows(conn, sql, binds)[0][0]
     return distance is not None and distance < DISTANCE_TOLERANCE
 

@@ -7,8 +7,7 @@ import pytest
 from checkpoints.framework import column_types
 from tests.memory.memory_db import memory, memory_conn, memory_db, memory_template, other_connection  # noqa: F401
 from workshop import config
-from workshop.memory import (STORE_TABLES, create_stores, entity_id, read_knowledge, workflow_metadata,
-                             workflow_text, write_knowledge)
+from workshop.memory import STORE_TABLES, create_stores, entity_id, read_knowledge, workflow_metadata, workflow_text
 
 FACTS = [
     ("HNSW builds a navigable graph over vectors for approximate nearest neighbour search.", {"topic": "vector", "page": 1}),

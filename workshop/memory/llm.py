@@ -40,6 +40,7 @@ class OpenAICompatiblePlanner:
         self._open = opener
         self.name = f"LLM {model} via {self.base_url}"
         self._exchange: list[dict] = []
+        self._direct_answer: str | None = None
 
     def _post(self, messages: list[dict], tools: Sequence[Tool] = ()) -> dict:
         payload: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0}
