@@ -140,3 +140,10 @@ def test_plsql_blocks(cur):
     with pytest.raises(oracledb.DatabaseError) as exc:
         cur.execute("DECLARE x NUMBER; BEGIN NULL; END;")
     assert ora_code(exc) == 3001
+
+
+def test_out_bind_follows_the_var_type(cur):
+    cur.execute("CREATE TABLE ids (id NUMBER GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v VARCHAR2(5))")
+    as_text, as_int = cur.var(str), cur.var(int)
+    cur.execute("INSERT INTO ids (v) VALUES ('a') RETURNING id, id INTO :t, :i", t=as_text, i=as_int)
+    assert as_text.getvalue() == ["1"] and as_int.getvalue() == [1]

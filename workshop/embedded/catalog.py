@@ -96,7 +96,7 @@ DICTIONARY_NAMES = set(_VIEWS) | {"DUAL"}
 
 
 #: Bump when a dictionary view changes: existing database files then get their views rebuilt.
-CATALOG_VERSION = 3
+CATALOG_VERSION = 4
 
 
 def bootstrap(conn: sqlite3.Connection, extra_views: dict[str, str] | None = None,

@@ -218,7 +218,7 @@ class EmbeddedCursor:
         names = list(out_vars)
         for name, values in zip(names, returning or []):
             var = out_vars[name]
-            converted = [_python_value(v, None) for v in values]
+            converted = [_as_var_type(_python_value(v, None), var.type) for v in values]
             if var.outconverter:
                 converted = [var.outconverter(v) for v in converted]
             var.setvalue(position, converted)
@@ -353,6 +353,21 @@ def _python_value(value: Any, oracle_type: str | None, lobs: bool = False) -> An
         return V.make_lob(value) if lobs else value
     if oracle_type == "RAW" and isinstance(value, str):
         return bytes.fromhex(value)
+    return value
+
+
+def _as_var_type(value: Any, typ: Any) -> Any:
+    """An out-bind value in the Python type its var asked for (var(str) gets '42', not 42)."""
+    if value is None:
+        return None
+    if typ in (str, oracledb.DB_TYPE_VARCHAR, oracledb.DB_TYPE_NVARCHAR, oracledb.DB_TYPE_CHAR,
+               oracledb.DB_TYPE_LONG) and not isinstance(value, str):
+        from .builtins import cast_char
+        return cast_char(value)
+    if typ is int and isinstance(value, (float, str)):
+        return int(float(value))
+    if typ is float and isinstance(value, (int, str)):
+        return float(value)
     return value
 
 

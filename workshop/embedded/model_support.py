@@ -30,19 +30,22 @@ if TYPE_CHECKING:
     from .translate import Plan
 
 CATALOG = [
-    """CREATE TABLE IF NOT EXISTS "ORA$MODELS" (model_name TEXT PRIMARY KEY, mining_function TEXT NOT NULL,
-        model_data BLOB NOT NULL, metadata TEXT, sha256 TEXT, created TEXT, attributes TEXT, model_card TEXT)""",
+    # The model bytes live in their own table: a 90 MB BLOB in the same row would make every lookup of
+    # a model's name or digest walk its overflow pages.
+    """CREATE TABLE IF NOT EXISTS "ORA$MODEL_CATALOG" (model_name TEXT PRIMARY KEY, mining_function TEXT NOT NULL,
+        metadata TEXT, sha256 TEXT, created TEXT, attributes TEXT, model_card TEXT, model_size INTEGER)""",
+    """CREATE TABLE IF NOT EXISTS "ORA$MODEL_DATA" (model_name TEXT PRIMARY KEY, model_data BLOB NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS "ORA$DIRECTORIES" (directory_name TEXT PRIMARY KEY, directory_path TEXT NOT NULL)""",
 ]
 
 VIEWS = {
     "USER_MINING_MODELS": """SELECT model_name AS MODEL_NAME, upper(mining_function) AS MINING_FUNCTION,
         'ONNX' AS ALGORITHM, 'NATIVE' AS ALGORITHM_TYPE, created AS CREATION_DATE, 0 AS BUILD_DURATION,
-        length(model_data) AS MODEL_SIZE, 'NO' AS PARTITIONED, model_card AS COMMENTS FROM "ORA$MODELS\"""",
+        model_size AS MODEL_SIZE, 'NO' AS PARTITIONED, model_card AS COMMENTS FROM "ORA$MODEL_CATALOG\"""",
     "ALL_MINING_MODELS": """SELECT 'WORKSHOP' AS OWNER, model_name AS MODEL_NAME, upper(mining_function) AS MINING_FUNCTION,
-        'ONNX' AS ALGORITHM, created AS CREATION_DATE, length(model_data) AS MODEL_SIZE FROM "ORA$MODELS\"""",
+        'ONNX' AS ALGORITHM, created AS CREATION_DATE, model_size AS MODEL_SIZE FROM "ORA$MODEL_CATALOG\"""",
     "USER_MINING_MODEL_ATTRIBUTES": """SELECT m.model_name AS MODEL_NAME, j.value AS ATTRIBUTE_NAME,
-        'TEXT' AS ATTRIBUTE_TYPE, 'VARCHAR2' AS DATA_TYPE, 'NO' AS TARGET FROM "ORA$MODELS" m,
+        'TEXT' AS ATTRIBUTE_TYPE, 'VARCHAR2' AS DATA_TYPE, 'NO' AS TARGET FROM "ORA$MODEL_CATALOG" m,
         json_each(m.attributes) j""",
     "ALL_DIRECTORIES": """SELECT 'SYS' AS OWNER, directory_name AS DIRECTORY_NAME, directory_path AS DIRECTORY_PATH
         FROM "ORA$DIRECTORIES\"""",
@@ -69,7 +72,7 @@ class ModelRegistry:
         self.engine = engine
 
     def load(self, name: str):
-        row = self.engine.db.execute('SELECT sha256, metadata FROM "ORA$MODELS" WHERE model_name = ?',
+        row = self.engine.db.execute('SELECT sha256, metadata FROM "ORA$MODEL_CATALOG" WHERE model_name = ?',
                                      (name,)).fetchone()
         if row is None:
             raise EngineError(40284, f"model {name} does not exist")
@@ -78,7 +81,7 @@ class ModelRegistry:
             model = _LOADED.get(sha)
             if model is None:
                 from workshop import models
-                blob = self.engine.db.execute('SELECT model_data FROM "ORA$MODELS" WHERE model_name = ?',
+                blob = self.engine.db.execute('SELECT model_data FROM "ORA$MODEL_DATA" WHERE model_name = ?',
                                               (name,)).fetchone()[0]
                 try:
                     model = models.load_model(name, bytes(blob), json.loads(metadata) if metadata else None)
@@ -91,7 +94,7 @@ class ModelRegistry:
         from workshop import models
         if isinstance(metadata, str):
             metadata = json.loads(metadata)
-        if self.engine.db.execute('SELECT 1 FROM "ORA$MODELS" WHERE model_name = ?', (name,)).fetchone():
+        if self.engine.db.execute('SELECT 1 FROM "ORA$MODEL_CATALOG" WHERE model_name = ?', (name,)).fetchone():
             raise EngineError(40289, f"duplicate model name {name}")
         if not re.fullmatch(r"[A-Za-z][\w$#]{0,122}", name):
             raise EngineError(40290, f"model name {name!r} is not a valid identifier of at most 123 characters")
@@ -104,9 +107,10 @@ class ModelRegistry:
             _LOADED[sha] = model
         card = getattr(model, "card", None)
         self.engine.begin_write()
-        self.engine.db.execute('INSERT INTO "ORA$MODELS" VALUES (?, ?, ?, ?, ?, datetime(), ?, ?)',
-                               (name, model.function, blob, json.dumps(model.metadata), sha,
-                                json.dumps(model.input_names), getattr(card, "label", None)))
+        self.engine.db.execute('INSERT INTO "ORA$MODEL_CATALOG" VALUES (?, ?, ?, ?, datetime(), ?, ?, ?)',
+                               (name, model.function, json.dumps(model.metadata), sha,
+                                json.dumps(model.input_names), getattr(card, "label", None), len(blob)))
+        self.engine.db.execute('INSERT INTO "ORA$MODEL_DATA" VALUES (?, ?)', (name, blob))
         bump_ddl_version(self.engine.db)
         self.engine.commit()
 
@@ -229,7 +233,8 @@ def install(engine: "Engine") -> None:
 
     def drop_onnx_model(engine_, model_name=None, force=False, **_):
         engine_.begin_write()
-        cur = db.execute('DELETE FROM "ORA$MODELS" WHERE model_name = ?', (_ident(model_name),))
+        cur = db.execute('DELETE FROM "ORA$MODEL_CATALOG" WHERE model_name = ?', (_ident(model_name),))
+        db.execute('DELETE FROM "ORA$MODEL_DATA" WHERE model_name = ?', (_ident(model_name),))
         if cur.rowcount == 0 and not force:
             engine_.rollback()
             raise EngineError(40284, f"model {_ident(model_name)} does not exist")
