@@ -32,6 +32,9 @@ STORE_TABLE = "PAPERS_VS"
 OWN_TEXT_DISTANCE = 0.2
 #: Distances are compared to 4 decimals: both engines compute them in float32.
 DISTANCE_TOLERANCE = 1e-4
+#: Share of the exact top k an approximate (HNSW) answer must hold on Oracle AI Database (see
+#: approximate_hits_needed: one miss is always allowed for k > 1).
+APPROX_RECALL = 0.8
 
 SEARCH_CASES = (  # (query, subject, k): the subject filter changes the answer in each case
     ("keeping a chatbot's memory of earlier sessions", "cs.CL", 4),
@@ -87,19 +90,44 @@ def top_k(ids: list[str], distances: np.ndarray, k: int) -> list[tuple[str, floa
     return [(ids[i], float(distances[i])) for i in order[:k]]
 
 
-def expect_same_ids(got: list[str], want: list[str], got_distances: list[float], want_distances: list[float],
-                    what: str, hint: str) -> None:
-    """Same ids in the same order; tolerate a swap of two rows whose distances tie to 4 decimals."""
+def answers_exactly(conn: oracledb.Connection) -> bool:
+    """True on the embedded engine, which answers FETCH APPROX with an exact search; Oracle's HNSW index may miss
+    a true neighbour now and then, so checks accept a near-exact top k there."""
+    from workshop.embedded import EmbeddedConnection
+    return isinstance(conn, EmbeddedConnection)
+
+
+def approximate_hits_needed(k: int) -> int:
+    """How many of the exact top k an approximate answer must hold: APPROX_RECALL of them, at most one missed."""
+    return max(1, min(math.ceil(APPROX_RECALL * k), k - 1))
+
+
+def expect_nearest(conn: oracledb.Connection, rows: list[dict], expected: list[tuple[str, float]],
+                   distances: Mapping[str, float], call: str, hint: str, *, approximate: bool = False) -> None:
+    """`rows` (dicts with arxiv_id and distance) are the nearest ones: each distance is the true cosine distance of
+    its row (`distances`: id -> distance), and the ids are the exact top k of `expected` (ties of equal distance
+    may swap). With `approximate` (a FETCH APPROX search) on Oracle AI Database, at least APPROX_RECALL of the
+    exact top k must be there."""
+    got = [r["arxiv_id"] for r in rows]
+    got_distances = [float(r["distance"]) for r in rows]
+    off = [(i, round(d, 4), round(distances[i], 4)) for i, d in zip(got, got_distances)
+           if i in distances and abs(d - distances[i]) > DISTANCE_TOLERANCE]
+    expect(not off, f"{call}: the distances are not cosine distances, e.g. (id, yours, expected) {off[:2]}",
+           "Use VECTOR_DISTANCE(embedding, <query vector>, COSINE): the index was built for COSINE.")
+    want = [i for i, _ in expected]
     if got == want:
         return
-    if sorted(got) == sorted(want) and all(abs(a - b) <= DISTANCE_TOLERANCE
-                                           for a, b in zip(sorted(got_distances), sorted(want_distances))):
+    if sorted(got) == sorted(want) and all(abs(a - b) <= DISTANCE_TOLERANCE for a, b in
+                                           zip(sorted(got_distances), sorted(d for _, d in expected))):
         return
     missing = [i for i in want if i not in got]
     extra = [i for i in got if i not in want]
+    if approximate and not answers_exactly(conn) and not [i for i in got if i not in distances] \
+            and len(set(got) & set(want)) >= approximate_hits_needed(len(want)):
+        return
     if not missing and not extra:
-        fail(f"the right {what} in the wrong order: got {got}, expected {want}", hint)
-    fail(f"expected the {what} {want}, got {got} (missing {missing}, unexpected {extra})", hint)
+        fail(f"{call} returned the right papers in the wrong order: {got}, expected {want}", hint)
+    fail(f"{call} returned {got}, expected the nearest {want} (missing {missing}, unexpected {extra})", hint)
 
 
 # --------------------------------------------------------------------------- TODO 1
@@ -181,14 +209,10 @@ def todo_3(conn: oracledb.Connection, search_papers: Callable[..., Any]) -> str:
         expected = top_k(pool, cosine_distances(matrix[mask], embed_query(conn, query)), k)
         expect(len(rows) == len(expected), f"{call} returned {len(rows)} rows, expected {len(expected)}",
                "Return k rows when the table has that many: check your WHERE clause and FETCH FIRST :k.")
-        got_distances = [float(r["distance"]) for r in rows]
-        expect_same_ids([r["arxiv_id"] for r in rows], [i for i, _ in expected], got_distances,
-                        [d for _, d in expected], "papers",
-                        "Order by the cosine distance between the stored embedding and the query's embedding.")
-        off = [(r["arxiv_id"], round(got, 4), round(want, 4))
-               for r, got, (_, want) in zip(rows, got_distances, expected) if abs(got - want) > DISTANCE_TOLERANCE]
-        expect(not off, f"{call}: the distances are not cosine distances, e.g. (id, yours, expected) {off[:2]}",
-               "Use VECTOR_DISTANCE(embedding, <query vector>, COSINE): the index was built for COSINE.")
+        all_distances = dict(zip(ids, cosine_distances(matrix, embed_query(conn, query)).tolist()))
+        expect_nearest(conn, rows, expected, all_distances, call,
+                       "Order by the cosine distance between the stored embedding and the query's embedding.",
+                       approximate=True)
     return f"{len(SEARCH_CASES)} searches: filter honoured, k respected, nearest first, same as numpy"
 
 
@@ -242,8 +266,11 @@ def todo_4(conn: oracledb.Connection, papers_vs: Any, search_store: Callable[...
                "leaves fewer than k.")
         got = [d.metadata.get("arxiv_id") for d in docs]
         if got != [i for i, _ in want]:
-            fail(f"{call} returned {got}, expected {[i for i, _ in want]} (the nearest {subject} papers, in order)",
-                 STORE_HINT)
+            exact = answers_exactly(conn)
+            enough = len(set(got) & {i for i, _ in want}) >= approximate_hits_needed(len(want))
+            if exact or not enough:     # OracleVS searches with FETCH APPROX: near-exact is right on Oracle
+                fail(f"{call} returned {got}, expected {[i for i, _ in want]} (the nearest {subject} papers, in "
+                     "order)", STORE_HINT)
     return f"{papers} documents embedded in the database; {len(STORE_CASES)} filtered searches right"
 
 

@@ -21,7 +21,7 @@ import oracledb
 from workshop.data import load_papers
 
 from .framework import checkpoint, expect, expect_keys, expect_ordered_by, fail
-from .part01 import DISTANCE_TOLERANCE, cosine_distances, embed_query, expect_same_ids, records, top_k
+from .part01 import cosine_distances, embed_query, expect_nearest, records, top_k
 
 VECTOR_CASES = (  # (query, k)
     ("deciding which earlier conversations an assistant should recall", 5),
@@ -57,10 +57,11 @@ def todo_1(conn: oracledb.Connection, vector_search: Callable[..., Any]) -> str:
                "Limit the result with FETCH APPROX FIRST :k ROWS ONLY (bind k).")
         expect_keys(rows, ["arxiv_id", "title", "distance"], what="row")
         expect_ordered_by(rows, "distance", what="rows", hint="Nearest first: ORDER BY distance (ascending).")
-        expected = top_k(ids, cosine_distances(matrix, embed_query(conn, query)), k)
+        distances = cosine_distances(matrix, embed_query(conn, query))
+        expected = top_k(ids, distances, k)
         expect(len(rows) == k, f"{call} returned {len(rows)} rows, expected {k}",
                "PAPERS has enough rows: return exactly k.")
-        _expect_ranking(rows, expected, call, VECTOR_HINT)
+        expect_nearest(conn, rows, expected, dict(zip(ids, distances.tolist())), call, VECTOR_HINT, approximate=True)
     return f"{len(VECTOR_CASES)} questions: same papers, distances and order as numpy"
 
 
@@ -84,12 +85,13 @@ def todo_2(conn: oracledb.Connection, hybrid_prefilter_search: Callable[..., Any
         expect_ordered_by(rows, "distance", what="rows",
                           hint="Order the keyword matches by vector distance (ascending), not by SCORE.")
         pool = sorted(matching)
-        expected = top_k(pool, cosine_distances(matrix[[position[i] for i in pool]], embed_query(conn, query)), k)
+        distances = cosine_distances(matrix, embed_query(conn, query))
+        expected = top_k(pool, distances[[position[i] for i in pool]], k)
         expect(len(rows) == len(expected),
                f"{call} returned {len(rows)} rows, expected {len(expected)} ({len(matching)} abstracts match "
                f"{keywords})",
                "Filter first, then take the top k: a vector top-k filtered afterwards (a post-filter) loses rows.")
-        _expect_ranking(rows, expected, call, PREFILTER_HINT)
+        expect_nearest(conn, rows, expected, dict(zip(ids, distances.tolist())), call, PREFILTER_HINT)
     return f"{len(PREFILTER_CASES)} searches: only keyword matches, nearest first, k respected"
 
 
@@ -156,13 +158,3 @@ def _contains(conn: oracledb.Connection, keywords: str) -> set[str]:
     with conn.cursor() as cur:
         cur.execute("SELECT arxiv_id FROM papers WHERE CONTAINS(abstract, :keywords) > 0", {"keywords": keywords})
         return {r[0] for r in cur.fetchall()}
-
-
-def _expect_ranking(rows: list[dict], expected: list[tuple[str, float]], call: str, hint: str) -> None:
-    got_distances = [float(r["distance"]) for r in rows]
-    expect_same_ids([r["arxiv_id"] for r in rows], [i for i, _ in expected], got_distances,
-                    [d for _, d in expected], "papers", hint)
-    off = [(r["arxiv_id"], round(got, 4), round(want, 4))
-           for r, got, (_, want) in zip(rows, got_distances, expected) if abs(got - want) > DISTANCE_TOLERANCE]
-    expect(not off, f"{call}: the distances are not cosine distances, e.g. (id, yours, expected) {off[:2]}",
-           "Use VECTOR_DISTANCE(embedding, <query vector>, COSINE), the metric PAPERS_HNSW was built for.")

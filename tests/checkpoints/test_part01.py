@@ -260,7 +260,8 @@ def test_todo_2_ordinary_index_fails(monkeypatch, solved_copy, close_later):
     ns = notebook(monkeypatch, solved_copy)
     conn = ns["conn"]
     close_later(conn)
-    execute(conn, "DROP INDEX paper_vectors_hnsw", "CREATE INDEX paper_vectors_subject ON paper_vectors (primary_subject)")
+    execute(conn, "DROP INDEX paper_vectors_hnsw",
+            "CREATE INDEX paper_vectors_subject ON paper_vectors (primary_subject)")
     error = failure(part01.todo_2, conn)
     assert "there is no VECTOR index on PAPER_VECTORS(EMBEDDING)" in error.reason
 
@@ -292,7 +293,8 @@ def test_todo_3_stub_fails_friendly(monkeypatch, solved_db, close_later):
 
 
 @pytest.mark.parametrize("replace, reason", [
-    pytest.param((('binds["subject"] = subject', 'where = ""'),), "returned papers of other subjects", id="filter-ignored"),
+    pytest.param((('binds["subject"] = subject', 'where = ""'),), "returned papers of other subjects",
+                 id="filter-ignored"),
     pytest.param((('binds = {"query": query, "k": k}', 'binds = {"query": query}'),
                   ("FETCH APPROX FIRST :k ROWS ONLY WITH TARGET ACCURACY 95", "")), "expected at most k = 4",
                  id="no-row-limit"),
@@ -366,7 +368,8 @@ def test_todo_4_stub_search_fails_friendly(monkeypatch, solved_db, close_later):
     pytest.param((("return store.similarity_search(query, k=k, filter={\"primary_subject\": subject})",
                    "return [d for d in store.similarity_search(query, k=k) "
                    "if d.metadata['primary_subject'] == subject]"),),
-                 "returned 2 documents, expected 3 (the store has enough cs.DB papers)", id="filtered-afterwards-in-python"),
+                 "returned 2 documents, expected 3 (the store has enough cs.DB papers)",
+                 id="filtered-afterwards-in-python"),
     pytest.param((("k=k, filter", "filter"),), "returned 4 documents, expected at most 3", id="k-ignored"),
 ])
 def test_todo_4_wrong_search_fails(monkeypatch, solved_db, close_later, replace, reason):
@@ -389,3 +392,30 @@ def test_todo_4_a_search_that_raises_is_an_error_not_a_crash(monkeypatch, solved
     ns = store_namespace(monkeypatch, solved_db, close_later, ("return store.", "return stor."))
     error = failure(part01.todo_4, ns["conn"], ns["papers_vs"], ns["search_store"])
     assert isinstance(error, CheckpointError) and "NameError" in error.reason
+
+
+# --------------------------------------------------------------------------- Oracle's approximate answers
+def near_exact_search(search_papers, swap_last: bool, far: bool = False):
+    """The solution's answer with its last row replaced by the next nearest paper (what an HNSW index may return
+    on Oracle); with far=True the nearest paper and then the farthest ones (in order, but no approximation)."""
+    def search(conn, query, subject=None, k=5):
+        ranked = search_papers(conn, query, subject=subject, k=200)
+        if not swap_last or k < 2:
+            return ranked[:k]
+        return ranked[:1] + ranked[-(k - 1):] if far else ranked[:k - 1] + [ranked[k]]
+    return search
+
+
+@pytest.mark.parametrize("exact_engine, far, passes", [
+    pytest.param(True, False, False, id="embedded-engine-requires-the-exact-top-k"),
+    pytest.param(False, False, True, id="oracle-accepts-a-near-exact-top-k"),
+    pytest.param(False, True, False, id="oracle-rejects-a-far-answer"),
+])
+def test_todo_3_approximate_answers(monkeypatch, solved_db, close_later, exact_engine, far, passes):
+    conn, search_papers = search_function(monkeypatch, solved_db, SOLUTION_CELLS, close_later)
+    monkeypatch.setattr(part01, "answers_exactly", lambda _conn: exact_engine)
+    search = near_exact_search(search_papers, swap_last=True, far=far)
+    if passes:
+        part01.todo_3(conn, search)
+    else:
+        assert "expected the nearest" in failure(part01.todo_3, conn, search).reason
