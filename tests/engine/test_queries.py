@@ -152,3 +152,33 @@ def test_internal_errors_do_not_look_like_a_lost_connection(cur):
     import sqlite3
     err = from_sqlite(sqlite3.OperationalError("something odd"))
     assert "DPY-4011" not in str(err) and err.args[0].code == 20999
+
+
+@pytest.mark.parametrize("sql, code", [
+    ("SELECT dept, COUNT(*) AS n FROM emp ORDER BY n DESC", 937),
+    ("SELECT dept, name, COUNT(*) FROM emp GROUP BY dept", 979),
+])
+def test_bare_columns_beside_aggregates_are_errors(people, sql, code):
+    with pytest.raises(oracledb.DatabaseError) as exc:
+        people.execute(sql)
+    assert ora_code(exc) == code
+
+
+def test_grouping_forms_oracle_accepts(people):
+    people.execute("SELECT e.dept, COUNT(*) FROM emp e GROUP BY dept ORDER BY 1")
+    assert people.fetchall()[0] == ("ENG", 2)
+    people.execute("SELECT UPPER(dept), COUNT(*) + 1 FROM emp GROUP BY UPPER(dept) ORDER BY 1")
+    assert people.fetchall()[0] == ("ENG", 3)
+
+
+def test_binds_dropped_by_a_rewrite_are_still_legal(cur):
+    cur.execute("CREATE TABLE v (id NUMBER PRIMARY KEY)")
+    cur.execute("CREATE TABLE w (id NUMBER PRIMARY KEY)")
+    cur.execute("CREATE TABLE e (s NUMBER, d NUMBER, PRIMARY KEY (s, d))")
+    cur.execute("CREATE PROPERTY GRAPH g VERTEX TABLES (v KEY (id) LABEL vee, w KEY (id) LABEL dub) "
+                "EDGE TABLES (e KEY (s, d) SOURCE KEY (s) REFERENCES v (id) DESTINATION KEY (d) REFERENCES w (id) "
+                "LABEL link)")
+    # links only go v -> w: this pattern cannot match, the compiled query drops :seed, and binding it is still legal
+    cur.execute("SELECT id FROM GRAPH_TABLE(g MATCH (a IS dub) -[IS link]-> (b IS vee) WHERE a.id = :seed "
+                "COLUMNS (b.id AS id))", seed=1)
+    assert cur.fetchall() == []

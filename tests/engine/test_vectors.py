@@ -133,3 +133,13 @@ def test_vector_cache_stays_correct_after_writes(vecs, db_path):
 def test_cosine_of_zero_vector_is_an_error(cur):
     with pytest.raises(oracledb.DatabaseError):
         cur.execute("SELECT VECTOR_DISTANCE(TO_VECTOR('[0,0]'), TO_VECTOR('[1,0]'), COSINE) FROM dual")
+
+
+def test_binary_vectors_pack_eight_dimensions_per_byte(cur):
+    cur.execute("SELECT VECTOR_DIMENSION_COUNT(TO_VECTOR('[206, 32]', 16, BINARY)), "
+                "VECTOR_DISTANCE(TO_VECTOR('[255, 0]', 16, BINARY), TO_VECTOR('[15, 0]', 16, BINARY), HAMMING) "
+                "FROM dual")
+    assert cur.fetchone() == (16, 4.0)
+    with pytest.raises(oracledb.DatabaseError) as exc:
+        cur.execute("SELECT TO_VECTOR('[1,0,0,0,0,0,0,1]', 8, BINARY) FROM dual")
+    assert ora_code(exc) == 51803

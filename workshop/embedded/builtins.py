@@ -38,7 +38,10 @@ def text_to_vector(text: str, fmt: str = "FLOAT32") -> bytes:
     if not isinstance(values, list) or not values or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
                                                              for v in values):
         raise EngineError(51805, f"Invalid vector text: {text[:40]!r}")
-    return V.encode_vector(values, fmt)
+    try:
+        return V.encode_vector(values, fmt)
+    except ValueError as exc:
+        raise EngineError(51805, f"Invalid vector text for {fmt}: {exc}") from None
 
 
 def _metric_fn(metric: str) -> Callable[[np.ndarray, np.ndarray], float]:
@@ -93,8 +96,10 @@ def to_vector(value: Any, dims: Any = None, fmt: Any = None, *_ignored) -> bytes
     if value is None:
         return None
     fmt = None if fmt in (None, "*") else str(fmt).upper()
-    blob = as_vector_blob(value)
+    blob = text_to_vector(value, fmt or "FLOAT32") if isinstance(value, str) else as_vector_blob(value)
     if fmt and fmt != V.vector_format(blob):
+        if "BINARY" in (fmt, V.vector_format(blob)):
+            raise EngineError(51805, f"cannot convert a {V.vector_format(blob)} vector to {fmt}")
         blob = V.encode_vector(V.vector_numpy(blob).astype(np.float64), fmt)
     if dims not in (None, "*", 0, "0"):
         expected = int(dims)

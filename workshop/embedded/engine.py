@@ -30,7 +30,7 @@ from . import values as V
 from .ddl import DdlExecutor
 from .dialect import parse
 from .dml import DmlTranslator
-from .lexing import leading_words, split_returning_into, strip_comments
+from .lexing import bind_names, leading_words, split_returning_into, strip_comments
 from .translate import Plan, Translator, bind_param, unsupported
 from .vector_cache import VectorCache
 
@@ -248,6 +248,10 @@ class Engine:
             plan = handler(tree)
             if returning:
                 translator.add_returning(returning[1], returning[2], parse)
+        # Binds as the statement text declares them: a rewrite (GRAPH_TABLE) may drop some, which
+        # must not make the caller's binds "illegal", nor shift positional ones.
+        returning_binds = {b.upper() for b in plan.returning_binds}
+        plan.source_binds = [b for b in bind_names(sql) if b not in returning_binds]
         if len(self._plans) > 2000:
             self._plans.clear()
         self._plans[key] = plan
@@ -328,29 +332,26 @@ class Engine:
 
     # ------------------------------------------------------------------ binds
     def bind_values(self, plan: Plan, binds: Any, input_types: Any) -> dict[str, Any]:
-        names = plan.binds
-        values: dict[str, Any] = {}
+        declared = plan.source_binds or plan.binds
         if binds is None:
             binds = {}
         if isinstance(binds, dict):
             given = {str(k).upper().lstrip(":"): v for k, v in binds.items()}
-            for name in names:
-                if name not in given:
-                    raise errors.EngineError(1008, f"not all variables bound (:{name})")
-            extra = set(given) - set(names)
+            missing = [name for name in declared if name not in given]
+            if missing:
+                raise errors.EngineError(1008, f"not all variables bound (:{missing[0]})")
+            extra = set(given) - set(declared)
             if extra:
                 raise errors.EngineError(1036, f"illegal variable name/number ({', '.join(sorted(extra))})")
-            types = input_types if isinstance(input_types, dict) else {}
-            types = {str(k).upper(): v for k, v in types.items()}
-            for name in names:
-                values[bind_param(name)] = to_sqlite(given[name], types.get(name))
+            types = {str(k).upper(): v for k, v in (input_types if isinstance(input_types, dict) else {}).items()}
         else:
             seq = list(binds)
-            if len(seq) != len(names):
-                raise errors.EngineError(1008, f"not all variables bound (expected {len(names)}, got {len(seq)})")
-            types = list(input_types) if isinstance(input_types, (list, tuple)) else []
-            for i, (name, value) in enumerate(zip(names, seq)):
-                values[bind_param(name)] = to_sqlite(value, types[i] if i < len(types) else None)
+            if len(seq) != len(declared):
+                raise errors.EngineError(1008, f"not all variables bound (expected {len(declared)}, got {len(seq)})")
+            given = dict(zip(declared, seq))
+            positional_types = list(input_types) if isinstance(input_types, (list, tuple)) else []
+            types = dict(zip(declared, positional_types))
+        values: dict[str, Any] = {bind_param(name): to_sqlite(given[name], types.get(name)) for name in plan.binds}
         for sequence in plan.sequences:
             values["SEQ_" + "".join(c if c.isalnum() or c == "_" else "_" for c in sequence)] = self._nextval(sequence)
         return values

@@ -125,6 +125,7 @@ class Plan:
     model_calls: list[ModelCall] = field(default_factory=list)
     table_functions: list["TableFunctionCall"] = field(default_factory=list)
     column_specs: list[Column | None] = field(default_factory=list)
+    source_binds: list[str] = field(default_factory=list)
     statement_rowcount: bool = False
 
 
@@ -293,6 +294,7 @@ class Translator:
             from_.set("this", self._rewrite_source(from_.this, scope))
         for join in node.args.get("joins") or []:
             join.set("this", self._rewrite_source(join.this, scope))
+        self._check_grouping(node)
         self._rewrite_rownum(node)
         original_texts = [p.sql(dialect=OracleX) for p in node.expressions]
         # WHERE first: CONTAINS registers the text searches that SCORE in the select list refers to.
@@ -486,6 +488,27 @@ class Translator:
                     and inner_select.args.get("limit") is None:
                 inner_select.set("limit", exp.Limit(expression=limit.copy()))
         select.set("limit", exp.Limit(expression=limit))
+
+    def _check_grouping(self, select: exp.Select) -> None:
+        """Oracle rejects bare columns beside aggregates (ORA-00937) or outside GROUP BY (ORA-00979);
+        SQLite would silently pick a value from some row."""
+        group = select.args.get("group")
+        group_texts = {g.sql(dialect=OracleX) for g in (group.expressions if group else [])}
+        group_columns = {g.name for g in (group.expressions if group else []) if isinstance(g, exp.Column)}
+        aggregated = group is not None or any(_has_aggregate(p) for p in select.expressions)
+        if not aggregated:
+            return
+        for projection in select.expressions:
+            inner = projection.this if isinstance(projection, exp.Alias) else projection
+            if isinstance(inner, exp.Star) or inner.sql(dialect=OracleX) in group_texts:
+                continue
+            for column in _bare_columns(inner):
+                if column.sql(dialect=OracleX) in group_texts or column.name in group_columns \
+                        or column.name in ("ROWNUM", "LEVEL"):
+                    continue
+                if group is None:
+                    raise errors.EngineError(937, "not a single-group group function")
+                raise errors.EngineError(979, f"not a GROUP BY expression ({column.sql(dialect=OracleX)})")
 
     def _restrict_to_text_hits(self, select: exp.Select) -> None:
         """`CONTAINS(...) > 0` as a top-level condition: let SQLite visit only the hit rows."""
@@ -1038,6 +1061,43 @@ class Translator:
 # ---------------------------------------------------------------------- small helpers
 def _ora(name: str, *args: exp.Expression) -> exp.Anonymous:
     return exp.Anonymous(this=name, expressions=[a for a in args])
+
+
+def _is_aggregate_call(node: exp.Expression) -> bool:
+    if isinstance(node.parent, exp.Window):
+        return False
+    if isinstance(node, exp.AggFunc):
+        return True
+    return isinstance(node, exp.Anonymous) and node.name.upper() in AGGREGATE_NAMES
+
+
+def _has_aggregate(node: exp.Expression) -> bool:
+    """An aggregate call in this expression's own query block (not in a subquery, not analytic)."""
+    return any(_is_aggregate_call(n) for n in _own_block_nodes(node))
+
+
+def _own_block_nodes(node: exp.Expression):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for child in current.iter_expressions():
+            if not isinstance(child, (exp.Subquery, exp.Select)):
+                stack.append(child)
+
+
+def _bare_columns(node: exp.Expression) -> list[exp.Column]:
+    """Columns of this block that are neither inside an aggregate nor inside an analytic function."""
+    found, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, exp.Column):
+            found.append(current)
+            continue
+        if _is_aggregate_call(current) or isinstance(current, (exp.Window, exp.Subquery, exp.Select)):
+            continue
+        stack.extend(current.iter_expressions())
+    return found
 
 
 def _in_json_list(value: exp.Expression, param: str) -> exp.Expression:

@@ -51,6 +51,8 @@ def encode_vector(values: Any, fmt: str | None = None) -> bytes:
     arr = np.asarray(values, dtype=np.float64)
     if fmt == "INT8" and (np.any(arr < -128) or np.any(arr > 127) or np.any(arr != np.round(arr))):
         raise ValueError("INT8 vector elements must be integers in -128..127")
+    if fmt == "BINARY" and (np.any(arr < 0) or np.any(arr > 255) or np.any(arr != np.round(arr))):
+        raise ValueError("BINARY vector elements are packed bytes: integers in 0..255")
     if arr.ndim != 1:
         raise ValueError("a vector must be one-dimensional")
     return VECTOR_MAGIC + code.encode() + arr.astype(dtype).tobytes()
@@ -75,8 +77,10 @@ def decode_vector(blob: bytes) -> array.array:
 
 
 def vector_dimension(blob: bytes) -> int:
-    _, dtype = _FORMAT_BY_CODE[chr(blob[3])]
-    return (len(blob) - 4) // np.dtype(dtype).itemsize
+    """Dimensions of a stored vector; a BINARY vector packs 8 dimensions (bits) into each byte."""
+    name, dtype = _FORMAT_BY_CODE[chr(blob[3])]
+    count = (len(blob) - 4) // np.dtype(dtype).itemsize
+    return count * 8 if name == "BINARY" else count
 
 
 # ----------------------------------------------------------------------------- dates
