@@ -86,16 +86,12 @@ def test_wrong_queries_fail(papers_db, replace, reason):
 
 
 NO_GROUP_BY = ("    GROUP BY primary_subject\n", "")
-#: Reported to the engine's owner: a column next to an aggregate without GROUP BY returns one row on the embedded
-#: engine (SQLite's bare-column rule) instead of raising ORA-00937 "not a single-group group function".
-ENGINE_BUG_NO_GROUP_BY = "embedded engine: aggregate with a bare column and no GROUP BY does not raise ORA-00937"
 
 
 def test_forgotten_group_by_fails(papers_db):
     failure(papers_db, subjects_sql("solutions", NO_GROUP_BY))
 
 
-@pytest.mark.xfail(strict=True, reason=ENGINE_BUG_NO_GROUP_BY)
 def test_forgotten_group_by_is_oracles_error_with_its_message(papers_db):
     error = failure(papers_db, subjects_sql("solutions", NO_GROUP_BY))
     assert isinstance(error, CheckpointError) and error.reason.startswith("ORA-00937")

@@ -30,7 +30,6 @@ RESET = "reset_part(2, conn)"
 BUILD_WAIT_SECONDS = 900
 #: Reported to the engine's owner: a GRAPH_TABLE whose pattern no edge table can match (here WROTE edges walked
 #: from paper to author) raises ORA-01036 for the :seed bind that is in the statement, instead of returning no rows.
-ENGINE_BUG_UNMATCHABLE_PATTERN = "embedded engine: unmatchable GRAPH_TABLE pattern raises ORA-01036 for its binds"
 
 pytestmark = pytest.mark.slow
 
@@ -234,8 +233,7 @@ def test_todo_3_stub_fails_friendly(notebook):
                  "returned the seed paper itself", id="seed-included"),
     pytest.param((("(src IS paper) <-[IS wrote]- (a IS author) -[IS wrote]-> (dst IS paper)",
                    "(src IS paper) -[IS wrote]-> (a IS author) <-[IS wrote]- (dst IS paper)"),),
-                 "returned 0 papers, expected 7", id="edges-against-their-direction",
-                 marks=pytest.mark.xfail(strict=True, reason=ENGINE_BUG_UNMATCHABLE_PATTERN)),
+                 "returned 0 papers, expected 7", id="edges-against-their-direction"),
     pytest.param((("GROUP BY arxiv_id, title\n", "GROUP BY arxiv_id, title, author_id\n"),),
                  "lists ['2406.08281'] more than once", id="one-row-per-shared-author"),
     pytest.param((("ORDER BY shared_authors DESC, arxiv_id", "ORDER BY arxiv_id"),),
@@ -253,14 +251,6 @@ def test_todo_3_wrong_answers_fail(notebook, replace, reason):
     ns = notebook("todo3", replace=replace)
     error = failure(part02.todo_3, ns["conn"], ns["coauthor_papers"])
     assert reason in error.reason
-
-
-def test_todo_3_edges_against_their_direction_fail(notebook):
-    """Walking the WROTE edges backwards matches nothing, so the check fails (today with the engine's ORA-01036,
-    see ENGINE_BUG_UNMATCHABLE_PATTERN; the xfail case above asserts the message it should give)."""
-    ns = notebook("todo3", replace=(("(src IS paper) <-[IS wrote]- (a IS author) -[IS wrote]-> (dst IS paper)",
-                                     "(src IS paper) -[IS wrote]-> (a IS author) <-[IS wrote]- (dst IS paper)"),))
-    failure(part02.todo_3, ns["conn"], ns["coauthor_papers"])
 
 
 def test_todo_3_expected_sets_match_the_golden_multi_hop_judgements():
