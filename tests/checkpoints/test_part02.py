@@ -28,8 +28,6 @@ STUDENT = PROJECT_ROOT / "notebooks" / NAME
 #: The setup cell without its reset (part 02 creates nothing; the tests never drop anything).
 RESET = "reset_part(2, conn)"
 BUILD_WAIT_SECONDS = 900
-#: Reported to the engine's owner: a GRAPH_TABLE whose pattern no edge table can match (here WROTE edges walked
-#: from paper to author) raises ORA-01036 for the :seed bind that is in the statement, instead of returning no rows.
 
 pytestmark = pytest.mark.slow
 
