@@ -37,3 +37,13 @@ def cur(conn):
 def ora_code(excinfo) -> int:
     """The ORA- number of a raised oracledb error."""
     return excinfo.value.args[0].code
+
+
+@pytest.fixture(autouse=True)
+def _restore_fetch_lobs():
+    """langchain-oracledb's OracleEmbeddings turns `oracledb.defaults.fetch_lobs` off for the whole
+    process; put it back after every test so no test depends on which ran before it."""
+    import oracledb
+    saved = oracledb.defaults.fetch_lobs
+    yield
+    oracledb.defaults.fetch_lobs = saved

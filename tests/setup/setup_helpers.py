@@ -20,7 +20,9 @@ def _plain(value):
     if isinstance(value, oracledb.LOB):
         return value.read()
     if isinstance(value, array.array):
-        return value.tobytes().hex()
+        # Vectors are compared with a tolerance by same_vectors(): a batched model call may differ from
+        # another batch grouping in the last bits (padding changes the float summation order).
+        return f"VECTOR({len(value)}, {value.typecode})"
     if isinstance(value, (dict, list)):
         return json.dumps(value, sort_keys=True)
     return value
@@ -46,6 +48,23 @@ def fingerprint(conn, *, skip_meta: tuple[str, ...] = ()) -> dict[str, str]:
     }.items():
         parts[label] = hashlib.sha256(repr(rows(conn, sql)).encode()).hexdigest()
     return parts
+
+
+def vectors(conn) -> dict[tuple[str, str], list]:
+    """Every stored embedding, keyed by (table, primary key)."""
+    found = {}
+    for table, key in (("PAPERS", "arxiv_id"), ("RESEARCH_CHUNKS", "chunk_id")):
+        for ident, vector in rows(conn, f"SELECT {key}, embedding FROM {table} ORDER BY {key}"):
+            found[(table, ident)] = vector
+    return found
+
+
+def same_vectors(left, right, atol: float = 1e-5) -> bool:
+    """Both databases hold the same embeddings for the same keys, to float32 noise."""
+    import numpy as np
+    a, b = vectors(left), vectors(right)
+    return a.keys() == b.keys() and all(
+        (a[k] is None) == (b[k] is None) and (a[k] is None or np.allclose(a[k], b[k], atol=atol)) for k in a)
 
 
 class ScriptedCursor:

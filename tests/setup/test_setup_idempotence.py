@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.setup.conftest import quiet
-from tests.setup.setup_helpers import fingerprint, rows
+from tests.setup.setup_helpers import fingerprint, rows, same_vectors, vectors
 from workshop import models
 from workshop.embedded import connect
 from workshop.setup import SetupError, build
@@ -29,12 +29,13 @@ def no_model_calls(monkeypatch):
 def test_second_run_changes_nothing_and_is_much_faster(built, copy_conn, monkeypatch):
     first = built.report
     before = fingerprint(copy_conn)
+    before_vectors = vectors(copy_conn)
     no_model_calls(monkeypatch)
     second = build(copy_conn, progress=False, log=quiet)
     assert second.actions == [] and not second.changed
     assert "everything is present" in second.text()
     assert second.counts == first.counts
-    assert fingerprint(copy_conn) == before
+    assert fingerprint(copy_conn) == before and vectors(copy_conn) == before_vectors
     print(f"\nset-up from nothing {first.seconds:.1f} s, second run {second.seconds:.2f} s")
     assert second.seconds < first.seconds / 3      # measured ratio is about 30x; this only guards "no rebuild"
 
@@ -59,6 +60,7 @@ def test_missing_pieces_are_rebuilt_to_exactly_the_full_database(built_conn, cop
     after = fingerprint(copy_conn, skip_meta=("updated_at",))
     assert after == fingerprint(built_conn, skip_meta=("updated_at",))
     assert full["PAPERS"] == after["PAPERS"]
+    assert same_vectors(copy_conn, built_conn)
 
 
 def test_missing_model_is_loaded_again(built_conn, copy_conn):
