@@ -40,10 +40,11 @@ def ora_code(excinfo) -> int:
 
 
 @pytest.fixture(autouse=True)
-def _restore_fetch_lobs():
+def _default_fetch_lobs():
     """langchain-oracledb's OracleEmbeddings turns `oracledb.defaults.fetch_lobs` off for the whole
-    process; put it back after every test so no test depends on which ran before it."""
+    process (even from a fixture that ran long before); every test starts from python-oracledb's
+    default (True), so no test depends on which ran before it."""
     import oracledb
-    saved = oracledb.defaults.fetch_lobs
+    oracledb.defaults.fetch_lobs = True
     yield
-    oracledb.defaults.fetch_lobs = saved
+    oracledb.defaults.fetch_lobs = True
