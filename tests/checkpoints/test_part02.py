@@ -8,79 +8,25 @@ test_part01.py, whose protocol this module shares so that both use the same buil
 """
 from __future__ import annotations
 
-import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from checkpoints import part02
 from checkpoints.framework import CheckpointError, CheckpointFailed
 from workshop.config import PROJECT_ROOT
 from workshop.data import load_golden_queries
-from workshop.embedded import connect
+
+from tests.checkpoints.shared import cells
 
 NAME = "02_retrieval_strategies.ipynb"
 SOLUTION = PROJECT_ROOT / "solutions" / NAME
 STUDENT = PROJECT_ROOT / "notebooks" / NAME
 #: The setup cell without its reset (part 02 creates nothing; the tests never drop anything).
 RESET = "reset_part(2, conn)"
-BUILD_WAIT_SECONDS = 900
 
 pytestmark = pytest.mark.slow
-
-
-# --------------------------------------------------------------------------- the shared set-up build
-def shared_file(tmp_path_factory, worker_id: str, name: str, make: Callable[[Path], None]) -> Path:
-    """A file made once per test session: the first xdist worker makes it, the others wait for it
-    (the same protocol as test_part01.shared_file, so the two modules share the build)."""
-    root = tmp_path_factory.getbasetemp()
-    root = root if worker_id == "master" else root.parent
-    folder = root / f"shared-{name}"
-    folder.mkdir(exist_ok=True)
-    target, ready, failed = folder / "workshop.db", folder / "ready", folder / "failed"
-    try:
-        os.close(os.open(folder / "lock", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-    except FileExistsError:
-        deadline = time.monotonic() + BUILD_WAIT_SECONDS
-        while not ready.exists():
-            if failed.exists():
-                pytest.fail(f"building the shared database {name} failed in another worker: {failed.read_text()}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"timed out waiting for the shared database {name}")
-            time.sleep(0.5)
-        return target
-    try:
-        make(target)
-    except BaseException as exc:
-        failed.write_text(repr(exc))
-        raise
-    ready.touch()
-    return target
-
-
-def build_workshop_db(path: Path) -> None:
-    from workshop.setup import build
-    with pytest.MonkeyPatch.context() as mp:
-        for name in ("ORACLE_DSN", "EMBED_MODEL", "RERANK_MODEL"):
-            mp.delenv(name, raising=False)
-        conn = connect(path)
-        try:
-            build(conn, progress=False, log=lambda _: None)
-        finally:
-            conn.close()
-
-
-@pytest.fixture(scope="session")
-def built_db(tmp_path_factory, worker_id) -> Path:
-    return shared_file(tmp_path_factory, worker_id, "setup-build", build_workshop_db)
-
-
-# --------------------------------------------------------------------------- notebook cells
-def cells(path: Path) -> dict[str, str]:
-    return {cell.id: cell.source for cell in nbformat.read(path, as_version=4).cells}
 
 
 SOLUTION_CELLS = cells(SOLUTION)
