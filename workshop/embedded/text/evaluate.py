@@ -141,34 +141,32 @@ class _Evaluator:
             a = Hits(rids, np.maximum(_align(rids, a), _align(rids, b)))
         return a
 
-    def _not(self, node: Not) -> Hits | None:
+    def _subtract_chain(self, node, combine) -> Hits | None:
+        """`a NOT b NOT c` / `a MINUS b ...`: fold left to right; a right side with no token is skipped."""
         first, rest = self._chain(node)
         a = self.eval(first)
         for right in rest:
             if a is NO_TOKEN:
                 return NO_TOKEN
             b = self.eval(right)
-            if b is NO_TOKEN:
-                continue
-            keep = ~np.isin(a.rids, b.rids, assume_unique=True)
-            a = Hits(a.rids[keep], a.scores[keep])
+            if b is not NO_TOKEN:
+                a = combine(a, b)
         return a
 
+    def _not(self, node: Not) -> Hits | None:
+        def without(a: Hits, b: Hits) -> Hits:
+            keep = ~np.isin(a.rids, b.rids, assume_unique=True)
+            return Hits(a.rids[keep], a.scores[keep])
+        return self._subtract_chain(node, without)
+
     def _minus(self, node: Minus) -> Hits | None:
-        first, rest = self._chain(node)
-        a = self.eval(first)
-        for right in rest:
-            if a is NO_TOKEN:
-                return NO_TOKEN
-            b = self.eval(right)
-            if b is NO_TOKEN:
-                continue
+        def lowered_by(a: Hits, b: Hits) -> Hits:
             lowered = a.scores.copy()
             _, ia, ib = np.intersect1d(a.rids, b.rids, assume_unique=True, return_indices=True)
             lowered[ia] -= b.scores[ib]
             keep = lowered > 0
-            a = Hits(a.rids[keep], lowered[keep])
-        return a
+            return Hits(a.rids[keep], lowered[keep])
+        return self._subtract_chain(node, lowered_by)
 
     def _weight(self, node: Weight) -> Hits | None:
         a = self.eval(node.child)
