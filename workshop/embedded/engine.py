@@ -258,7 +258,7 @@ class Engine:
         return plan
 
     # ------------------------------------------------------------------ execution
-    def execute(self, sql: str, binds: Any = None, input_types: Any = None, out_vars: dict | None = None) -> Result:
+    def execute(self, sql: str, binds: Any = None, input_types: Any = None) -> Result:
         with self.lock:
             self.state = StatementState()
             try:

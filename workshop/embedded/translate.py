@@ -126,7 +126,6 @@ class Plan:
     table_functions: list["TableFunctionCall"] = field(default_factory=list)
     column_specs: list[Column | None] = field(default_factory=list)
     source_binds: list[str] = field(default_factory=list)
-    statement_rowcount: bool = False
 
 
 def bind_param(name: str) -> str:
@@ -221,7 +220,7 @@ def _projection_named(select: exp.Expression, name: str) -> exp.Expression | Non
 class Translator:
     """Translates one statement; the caller caches the resulting Plan by SQL text."""
 
-    def __init__(self, catalog: Catalog, text_index_lookup=None, graph_rewriter=None):
+    def __init__(self, catalog: Catalog, text_index_lookup=None):
         self.catalog = catalog
         self.text_index_lookup = text_index_lookup or (lambda table, column: None)
         self.plan = Plan(kind="query", sql="")
@@ -355,8 +354,6 @@ class Translator:
             source.set("this", self._rewrite_query(source.this, scope.parent or Scope()))
             scope.sources[source.alias_or_name] = source.this
             return source
-        if isinstance(source, exp.JSONTable):
-            return self._json_table(source, scope)
         if isinstance(source, (exp.Values,)):
             return self._rewrite(source, scope)
         raise unsupported(f"FROM item {source.sql(dialect=OracleX)[:60]}")
@@ -395,8 +392,8 @@ class Translator:
                 raise unsupported("JSON_TABLE over a column of another table (lateral JSON_TABLE)")
             name, args = "JSON_TABLE", [call.this, call.args.get("path") or exp.Literal.string("$")]
             spec = _json_table_columns(call.args["schema"])
-            columns = [c for c in _flat_names(spec)]
-            types = [_json_table_type(c) for c in _flat_columns(spec)]
+            columns = [c.name for c in spec]
+            types = [_json_table_type(c) for c in spec]
         else:
             package = source.args.get("db")
             name = (f"{package.name}." if package is not None else "") + call.name
@@ -807,9 +804,6 @@ class Translator:
                 raise unsupported("JSON_OBJECT with this argument form")
         return _ora("ORA_JSON_OBJECT", *args)
 
-    def _json_table(self, node: exp.JSONTable, scope: Scope) -> exp.Expression:
-        raise unsupported("JSON_TABLE in this position")
-
     def _listagg(self, node: exp.GroupConcat) -> exp.Expression:
         value = node.this
         separator = node.args.get("separator") or exp.Literal.string("")
@@ -1216,14 +1210,6 @@ def _json_table_columns(schema: exp.Expression) -> list:
                                  path=path.this if isinstance(path, exp.Literal) else f"$.{written}")
         out.append(column)
     return out
-
-
-def _flat_columns(spec: list) -> list:
-    return list(spec)
-
-
-def _flat_names(spec: list) -> list[str]:
-    return [c.name for c in spec]
 
 
 def _json_table_type(column) -> str | None:

@@ -184,26 +184,25 @@ def interval_literal(text: object, qualifier: object) -> str | None:
     return Interval(DS, -amount if negative else amount).text()
 
 
-def to_dsinterval(text: object) -> str | None:
-    """TO_DSINTERVAL('D HH:MI:SS[.f]') in SQL format (ISO 8601 durations are not supported)."""
+def _to_interval(text: object, kind) -> str | None:
+    """TO_DSINTERVAL / TO_YMINTERVAL: SQL-format text of the given kind (ISO 8601 durations are not supported)."""
     body = as_text(text)
     if body is None:
         return None
     value = parse_interval(body)
-    if value.kind != DS:
+    if value.kind != kind:
         raise OracleFunctionError(1867, repr(body))
     return value.text()
+
+
+def to_dsinterval(text: object) -> str | None:
+    """TO_DSINTERVAL('D HH:MI:SS[.f]')."""
+    return _to_interval(text, DS)
 
 
 def to_yminterval(text: object) -> str | None:
-    """TO_YMINTERVAL('Y-M') in SQL format (ISO 8601 durations are not supported)."""
-    body = as_text(text)
-    if body is None:
-        return None
-    value = parse_interval(body)
-    if value.kind != YM:
-        raise OracleFunctionError(1867, repr(body))
-    return value.text()
+    """TO_YMINTERVAL('Y-M')."""
+    return _to_interval(text, YM)
 
 
 def _add(dt: _dt.datetime, interval: Interval, sign: int) -> _dt.datetime:
