@@ -12,6 +12,7 @@ import datetime as dt
 import decimal
 import json
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -30,11 +31,12 @@ from . import values as V
 from .ddl import DdlExecutor
 from .dialect import parse
 from .dml import DmlTranslator
-from .lexing import bind_names, leading_words, split_returning_into, strip_comments
+from .lexing import bind_names, code_mask, leading_words, split_returning_into, strip_comments
 from .translate import Plan, Translator, bind_param, unsupported
 from .vector_cache import VectorCache
 
 DEFAULT_BUSY_TIMEOUT_S = float(os.environ.get("WORKSHOP_BUSY_TIMEOUT", "15"))
+_SYSTIMESTAMP_CALL = re.compile(r"(?i)\bSYSTIMESTAMP\s*\(")
 
 
 @dataclass
@@ -224,10 +226,13 @@ class Engine:
         rewrite = self.extensions.get("rewrite_sql")
         if rewrite is not None:
             sql = rewrite(self, sql)
+        if _SYSTIMESTAMP_CALL.search(code_mask(sql)):
+            raise errors.EngineError(904, '"SYSTIMESTAMP": invalid identifier (SYSTIMESTAMP takes no precision; '
+                                          'write CURRENT_TIMESTAMP(3) or CAST(SYSTIMESTAMP AS TIMESTAMP(3)))')
         try:
             return parse(sql)
-        except sqlglot.errors.ParseError as exc:
-            detail = str(exc).splitlines()[0]
+        except sqlglot.errors.SqlglotError as exc:
+            detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise errors.EngineError(933, f"SQL command not properly ended or unsupported syntax ({detail})") from None
 
     def plan_for(self, sql: str, words: list[str]) -> Plan:

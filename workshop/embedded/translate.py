@@ -604,13 +604,15 @@ class Translator:
         if isinstance(node, exp.DecodeCase):
             return _ora("ORA_DECODE", *node.expressions)
         if isinstance(node, exp.CurrentTimestamp):
-            return _ora("ORA_SYSDATE" if node.args.get("sysdate") else "ORA_CURRENT_TIMESTAMP")
+            if node.args.get("sysdate"):
+                return _ora("ORA_SYSDATE")
+            return _ora("ORA_CURRENT_TIMESTAMP", *([node.this] if node.this is not None else []))
         if isinstance(node, exp.Systimestamp):
             return _ora("ORA_SYSTIMESTAMP")
         if isinstance(node, exp.CurrentDate):
             return _ora("ORA_CURRENT_DATE")
         if isinstance(node, exp.Localtimestamp):
-            return _ora("ORA_LOCALTIMESTAMP")
+            return _ora("ORA_LOCALTIMESTAMP", *([node.this] if node.this is not None else []))
         if isinstance(node, exp.JSONExists):
             return self._json_exists(node)
         if isinstance(node, exp.JSONValue):
@@ -633,6 +635,15 @@ class Translator:
             raise unsupported("aggregate KEEP (DENSE_RANK FIRST|LAST ...)")
         if isinstance(node, exp.Lock):
             return node
+        if isinstance(node, exp.DateStrToDate):
+            # ANSI `DATE 'YYYY-MM-DD'`: exactly that format, as Oracle requires it.
+            return self._function("TO_DATE", [node.this, exp.Literal.string("YYYY-MM-DD")], scope, node)
+        if isinstance(node, exp.StrToTime) and isinstance(node.this, exp.Literal):
+            # ANSI `TIMESTAMP 'YYYY-MM-DD HH24:MI:SS[.FF]'` (sqlglot's only source of StrToTime here).
+            if re.search(r"\d\s*[+-]\d{1,2}:\d{2}\s*$|[A-Za-z]", node.this.name):
+                raise unsupported("TIMESTAMP literal with a time zone")
+            return self._function("TO_TIMESTAMP", [node.this, exp.Literal.string("YYYY-MM-DD HH24:MI:SS.FF")],
+                                  scope, node)
         if isinstance(node, exp.Func) and not isinstance(node, _PASSTHROUGH):
             raise unsupported(f"function {node.sql(dialect=OracleX)[:40]}")
         return node
