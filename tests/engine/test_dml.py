@@ -39,6 +39,7 @@ def test_column_rules_raise_oracle_errors(items):
 
 
 def test_conversions_on_store(items):
+    items.setinputsizes(None, None, None, None, oracledb.DB_TYPE_JSON, None, None)
     items.execute("INSERT INTO items (id, name, qty, price, tags, emb, uid) VALUES (:1, :2, :3, :4, :5, :6, :7)",
                   [1, "a", "12", 3.14159, {"t": [1, 2]}, "[1, 2, 3]", "0A0B"])
     items.execute("SELECT qty, price, tags, emb, uid FROM items")

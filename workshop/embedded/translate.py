@@ -17,6 +17,9 @@ from .catalog import DICTIONARY_NAMES, SCHEMA_OWNER, Catalog, Column, Table
 from .dialect import JsonQuery, ModelArg, ModelUsing, OracleX
 
 # Functions implemented natively by SQLite with Oracle semantics, passed through unchanged.
+#: Oracle's limit on a text literal in SQL (MAX_STRING_SIZE = STANDARD, the default).
+MAX_LITERAL_BYTES = 4000
+
 _PASSTHROUGH = (
     exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Coalesce, exp.Nullif, exp.Case, exp.If,
     exp.RowNumber, exp.Rank, exp.DenseRank, exp.Ntile, exp.Lag, exp.Lead, exp.FirstValue,
@@ -560,6 +563,9 @@ class Translator:
                 self.plan.binds.append(name)
             return exp.Placeholder(this=bind_param(name))
         if isinstance(node, exp.Literal):
+            if node.is_string and len(node.this) > 1000 and len(node.this.encode()) > MAX_LITERAL_BYTES:
+                raise errors.EngineError(1704, "string literal too long (a SQL text literal holds at most "
+                                               f"{MAX_LITERAL_BYTES} bytes; bind the value instead)")
             return exp.Null() if node.is_string and node.this == "" else node
         if isinstance(node, exp.Boolean):
             return exp.Literal.number(1 if node.this else 0)
