@@ -77,6 +77,10 @@ class Engine:
         self._pragma("foreign_keys=ON")
         self._pragma("case_sensitive_like=ON")
         self._pragma(f"busy_timeout={int(self.busy_timeout * 1000)}")
+        # Oracle promises no row order without ORDER BY; SQLite's scans return key order, which
+        # hides a missing ORDER BY or tie-break until the code meets Oracle. Reversing every
+        # unordered scan (always, not only in CI) makes such code fail here first.
+        self._pragma("reverse_unordered_selects=ON")
         self.state = StatementState()
         self.in_txn = False
         self.catalog = C.Catalog(self.db)
@@ -387,8 +391,11 @@ class Engine:
             self.db.execute(f'DELETE FROM temp."{tf.temp_table}"')
             marks = ", ".join("?" for _ in tf.columns)
             from .function_registry import _sql_value
+            # Oracle returns a table function's rows (JSON_TABLE, UTL_TO_CHUNKS, ...) in the order
+            # it produces them; reverse_unordered_selects scans a table backwards, so store them
+            # backwards and an unordered read gives them in their own order.
             self.db.executemany(f'INSERT INTO temp."{tf.temp_table}" VALUES ({marks})',
-                                [tuple(_sql_value(v) for v in row) for row in rows])
+                                [tuple(_sql_value(v) for v in row) for row in reversed(list(rows))])
 
     def _prepare_statement_state(self, plan: Plan, params: dict[str, Any], param_rows: list[dict] | None = None):
         self.state.plan = plan
