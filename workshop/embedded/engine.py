@@ -360,6 +360,12 @@ class Engine:
             given = dict(zip(declared, seq))
             positional_types = list(input_types) if isinstance(input_types, (list, tuple)) else []
             types = dict(zip(declared, positional_types))
+        if plan.passing_params:
+            for name in plan.binds:
+                if bind_param(name) in plan.passing_params and (
+                        types.get(name) is oracledb.DB_TYPE_BOOLEAN or isinstance(given[name], bool)):
+                    raise unsupported(f"a BOOLEAN bind (:{name}) in a JSON PASSING clause (Oracle documents "
+                                      "VARCHAR2, NUMBER, BINARY_DOUBLE, DATE and TIMESTAMP values only)")
         values: dict[str, Any] = {bind_param(name): to_sqlite(given[name], types.get(name)) for name in plan.binds}
         for sequence in plan.sequences:
             values["SEQ_" + "".join(c if c.isalnum() or c == "_" else "_" for c in sequence)] = self._nextval(sequence)

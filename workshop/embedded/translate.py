@@ -129,6 +129,7 @@ class Plan:
     table_functions: list["TableFunctionCall"] = field(default_factory=list)
     column_specs: list[Column | None] = field(default_factory=list)
     source_binds: list[str] = field(default_factory=list)
+    passing_params: set[str] = field(default_factory=set)  # SQLite parameters used in JSON PASSING
 
 
 def bind_param(name: str) -> str:
@@ -796,6 +797,8 @@ class Translator:
         for passing in node.args.get("passing") or []:
             alias = passing.alias if isinstance(passing, exp.Alias) else None
             value = passing.this if isinstance(passing, exp.Alias) else passing
+            if isinstance(value, exp.Placeholder):
+                self.plan.passing_params.add(value.name)
             args += [exp.Literal.string(alias or ""), value]
         return exp.EQ(this=_ora("ORA_JSON_EXISTS", *args), expression=exp.Literal.number(1))
 
