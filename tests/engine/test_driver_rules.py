@@ -280,3 +280,17 @@ def test_python_oracledb_raises_the_same_classes():
     assert type(dpy_error(E.ERR_MIXED_POSITIONAL_AND_NAMED_BINDS)) is oracledb.ProgrammingError
     assert type(dpy_error(E.ERR_PYTHON_VALUE_NOT_SUPPORTED, type_name="dict")) is oracledb.NotSupportedError
     assert type(dpy_error(E.ERR_INVALID_BIND_NAME, name="x")) is oracledb.DatabaseError
+
+
+def test_a_fetched_lob_binds_back_and_a_lob_of_the_wrong_type_is_dpy_3014(t):
+    t.setinputsizes(b=oracledb.DB_TYPE_CLOB)
+    t.execute("INSERT INTO t (id, body) VALUES (1, :b)", b="text kept in a CLOB")
+    lob = t.execute("SELECT body FROM t WHERE id = 1").fetchone()[0]
+    t.execute("INSERT INTO t (id, body) VALUES (2, :b)", b=lob)          # a LOB binds as its own type
+    assert t.execute("SELECT body FROM t WHERE id = 2").fetchone()[0].read() == "text kept in a CLOB"
+    t.setinputsizes(b=oracledb.DB_TYPE_BLOB)
+    t.executemany("INSERT INTO t (id, raw_col) VALUES (:i, :b)", [{"i": 3, "b": b"\x01"}])
+    t.setinputsizes(b=oracledb.DB_TYPE_BLOB)
+    with pytest.raises(oracledb.NotSupportedError) as exc:
+        t.executemany("INSERT INTO t (id, raw_col) VALUES (:i, :b)", [{"i": 4, "b": b"\x01"}, {"i": 5, "b": lob}])
+    assert dpy(exc) == "DPY-3014"

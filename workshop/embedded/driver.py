@@ -457,9 +457,6 @@ class BindState:
                     out.setdefault(name, slot.dbtype)
         return out
 
-    def bind_var_objects(self):
-        return self.slots
-
 
 def normalize_statement(statement: Any) -> str:
     """`Cursor._normalize_statement`: strip white space; an empty statement is DPY-2066."""
