@@ -279,7 +279,7 @@ class BindState:
     # ------------------------------------------------------------------ prepare
     def prepare(self, statement: Any, parameters: Any, keyword_parameters: dict | None) -> tuple[str, Any]:
         """`_prepare_for_execute`: returns the normalised statement and the parameters to bind."""
-        statement = normalize_statement(statement)
+        statement = normalize_statement(self.statement if statement is None else statement)
         if keyword_parameters:
             if parameters:
                 raise dpy_error(_E.ERR_ARGS_AND_KEYWORD_ARGS)
@@ -299,7 +299,7 @@ class BindState:
         return statement, parameters
 
     def prepare_many(self, statement: Any) -> str:
-        statement = normalize_statement(statement)
+        statement = normalize_statement(self.statement if statement is None else statement)
         try:
             if statement != self.statement:
                 self._prepare(statement)
