@@ -83,6 +83,8 @@ class Engine:
         self._pragma("reverse_unordered_selects=ON")
         self.state = StatementState()
         self.in_txn = False
+        self._types_in: Any = None
+        self._types_out: dict = {}
         self.catalog = C.Catalog(self.db)
         self._plans: dict[tuple, Plan] = {}
         self.vector_cache = VectorCache(self.db)
@@ -345,14 +347,21 @@ class Engine:
         if binds is None:
             binds = {}
         if isinstance(binds, dict):
-            given = {str(k).upper().lstrip(":"): v for k, v in binds.items()}
-            missing = [name for name in declared if name not in given]
-            if missing:
-                raise errors.EngineError(1008, f"not all variables bound (:{missing[0]})")
-            extra = set(given) - set(declared)
-            if extra:
-                raise errors.EngineError(1036, f"illegal variable name/number ({', '.join(sorted(extra))})")
-            types = {str(k).upper(): v for k, v in (input_types if isinstance(input_types, dict) else {}).items()}
+            if len(binds) == len(declared) and all(name in binds for name in declared):
+                given = binds  # the cursor's normalised names (driver.py already checked them)
+            else:
+                given = {str(k).upper().lstrip(":"): v for k, v in binds.items()}
+                missing = [name for name in declared if name not in given]
+                if missing:
+                    raise errors.EngineError(1008, f"not all variables bound (:{missing[0]})")
+                extra = set(given) - set(declared)
+                if extra:
+                    raise errors.EngineError(1036, f"illegal variable name/number ({', '.join(sorted(extra))})")
+            if input_types is not self._types_in:
+                self._types_in = input_types
+                self._types_out = {str(k).upper(): v for k, v in
+                                   (input_types if isinstance(input_types, dict) else {}).items()}
+            types = self._types_out
         else:
             seq = list(binds)
             if len(seq) != len(declared):
