@@ -208,7 +208,7 @@ def check_vector_index(conn: oracledb.Connection) -> str:
     expect_table(conn, TABLE, hint=f"Run {todo_ref(__name__, 'paper_vectors')} first: the index goes on PAPER_VECTORS.")
     names = find_indexes(conn, TABLE, "embedding", "VECTOR")
     if not names:
-        fail(f"there is no VECTOR index on {TABLE}(EMBEDDING)", VECTOR_INDEX_HINT)
+        fail(f"there is no VECTOR index on {TABLE}(EMBEDDING)", VECTOR_INDEX_HINT, nothing_yet=True)
     if INDEX_NAME not in names:
         fail(f"the vector index on {TABLE}(EMBEDDING) is called {names[0]}, expected {INDEX_NAME}",
              (f"Call it {INDEX_NAME.lower()}: the TODO cell drops that name before creating it, so with another name "
@@ -328,7 +328,19 @@ STORE_HINT = ("Read section 7, 'TODO 4: the same with LangChain's OracleVS': the
               "filter={'primary_subject': subject})")
 
 
-@checkpoint("an OracleVS store with a metadata filter", hint=STORE_HINT)
+def papers_store_in_database(conn: oracledb.Connection) -> str:
+    """What checkpoints.progress can judge without the notebook's objects: PAPERS_VS holds every paper, committed,
+    with 384-dimension embeddings. (The store object and search_store are judged when the checkpoint runs.)"""
+    expect_table(conn, STORE_TABLE, hint="Run the papers_store TODO cell: OracleVS.from_documents creates PAPERS_VS.")
+    expect_column(conn, STORE_TABLE, "embedding", "VECTOR", dims=schema.EMBEDDING_DIMENSIONS)
+    papers = _scalar(conn, "SELECT COUNT(*) FROM papers")
+    expect_committed(conn, STORE_TABLE, at_least=1)
+    expect_row_count(conn, STORE_TABLE, exactly=papers,
+                     hint="Add each paper once: re-run the whole TODO cell (it drops PAPERS_VS first).")
+    return f"{STORE_TABLE}: {papers} documents"
+
+
+@checkpoint("an OracleVS store with a metadata filter", hint=STORE_HINT, live=papers_store_in_database)
 def check_papers_store(conn: oracledb.Connection, papers_vs: Any, search_store: Callable[..., Any]) -> str:
     """papers_vs: OracleVS over PAPERS_VS, embedded in the database, COSINE distance; search_store(store, query,
     subject, k): k Documents of that subject, nearest first, checked against SQL over PAPERS_VS, with the k and the

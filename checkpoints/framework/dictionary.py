@@ -197,7 +197,7 @@ def committed_row_count(table: str, where: str | None = None, binds: dict | None
 
 def expect_table(conn: oracledb.Connection, name: str, hint: str | None = None) -> None:
     if not table_exists(conn, name):
-        fail(f"table {dictionary_name(name)} does not exist", hint or TABLE_HINT)
+        fail(f"table {dictionary_name(name)} does not exist", hint or TABLE_HINT, nothing_yet=True)
 
 
 def _type_matches(expected: str, actual: str) -> bool:
@@ -246,7 +246,7 @@ def expect_index(conn: oracledb.Connection, name: str | None = None, *, table: s
         found = index_kind(conn, name)
         if found is None:
             fail(f"index {dictionary_name(name)} does not exist",
-                 hint or "Run your CREATE INDEX statement, and check the index name.")
+                 hint or "Run your CREATE INDEX statement, and check the index name.", nothing_yet=True)
         if wanted and found != wanted:
             fail(f"index {dictionary_name(name)} is a {found} index, expected a {wanted} index",
                  hint or _kind_hint(wanted))
@@ -257,7 +257,7 @@ def expect_index(conn: oracledb.Connection, name: str | None = None, *, table: s
     names = find_indexes(conn, table, column, wanted)
     if not names:
         target = f"{dictionary_name(table)}({dictionary_name(column)})" if column else dictionary_name(table)
-        fail(f"there is no {kind_text}index on {target}", hint or _kind_hint(wanted))
+        fail(f"there is no {kind_text}index on {target}", hint or _kind_hint(wanted), nothing_yet=True)
     return names[0]
 
 
