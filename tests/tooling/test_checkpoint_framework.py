@@ -634,3 +634,23 @@ def test_restore_rows_deletes_what_committing_code_added(titled):
             cur.execute("INSERT INTO research_chunks (id, title) VALUES (200, 'probe')")
         titled.commit()
     assert row_count(titled, "research_chunks") == 10 and committed_row_count("research_chunks") == 10
+
+
+# ------------------------------------------------------------------ cells that need a TODO
+
+def test_needs_names_the_todo_in_one_line_when_a_value_is_still_a_stub():
+    from checkpoints import part01
+
+    def stub(conn, query, subject=None, k=5):
+        """The k nearest papers."""
+        raise NotImplementedError("TODO 3: SELECT ...")
+
+    def done(conn, query, subject=None, k=5):
+        raise NotImplementedError("this retriever has no async API")
+
+    for value in (None, ..., stub):
+        with pytest.raises(fw.TodoNeeded) as excinfo:
+            part01.needs("search_papers", value)
+        assert excinfo.value._render_traceback_() == [
+            "⬜ this cell needs TODO 3 (search_papers): complete it and run its checkpoint, then run this cell again"]
+    part01.needs("search_papers", done, lambda: 1, 0, "", [])     # real values pass
