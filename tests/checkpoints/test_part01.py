@@ -8,6 +8,7 @@ wait); each module solves TODOs 1, 2 and 4 once in its own copy; tests that chan
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -427,6 +428,21 @@ def test_todo_4_a_search_that_raises_is_an_error_not_a_crash(monkeypatch, solved
     ns = store_namespace(monkeypatch, solved_db, close_later, ("return store.", "return stor."))
     error = failure(part01.check_papers_store, ns["conn"], ns["papers_vs"], ns["search_store"])
     assert isinstance(error, CheckpointError) and "NameError" in error.reason
+
+
+# --------------------------------------------------------------------------- cells after an unfinished TODO
+@pytest.mark.parametrize("todo_cell, later_cell, todo", [
+    ("todo3", "todo3-compare", "TODO 3 (search_papers)"),
+    ("todo4", "postfilter-demo", "TODO 4 (papers_store)"),
+    ("todo4", "store-index-run", "TODO 4 (papers_store)"),
+])
+def test_cells_after_an_unfinished_todo_name_it_in_one_line(monkeypatch, built_copy, close_later, todo_cell,
+                                                            later_cell, todo):
+    from checkpoints.framework import TodoNeeded
+    ns = notebook(monkeypatch, built_copy, STUDENT_CELLS, *(("docs",) if todo_cell == "todo4" else ()), todo_cell)
+    close_later(ns["conn"])
+    with pytest.raises(TodoNeeded, match=f"this cell needs {re.escape(todo)}"):
+        run(ns, STUDENT_CELLS, later_cell)
 
 
 # --------------------------------------------------------------------------- Oracle's approximate answers
