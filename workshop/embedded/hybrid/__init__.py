@@ -104,3 +104,23 @@ def install(engine: "Engine") -> None:
                         text_info=lambda name: get_text_index(db, name))
     engine.register("ORA_HYBRID_VECTOR_SEARCH", searcher.run, 1)
     T.ENGINE_FUNCTIONS["DBMS_HYBRID_VECTOR.SEARCH"] = ("ORA_HYBRID_VECTOR_SEARCH", "CLOB")
+
+    # The search returns rowids as text; Oracle's examples join back with CHARTOROWID(r.row_id).
+    engine.register("ORA_CHARTOROWID", chartorowid, 1, deterministic=True)
+    engine.register("ORA_ROWIDTOCHAR", rowidtochar, 1, deterministic=True)
+    T.ENGINE_FUNCTIONS["CHARTOROWID"] = ("ORA_CHARTOROWID", None)
+    T.ENGINE_FUNCTIONS["ROWIDTOCHAR"] = ("ORA_ROWIDTOCHAR", "VARCHAR2")
+
+
+def chartorowid(value):
+    """CHARTOROWID: the engine's rowids are the SQLite row numbers, written as decimal text."""
+    if value is None:
+        return None
+    text = str(value).strip()
+    if not text.isdigit():
+        raise EngineError(1410, "invalid ROWID")
+    return int(text)
+
+
+def rowidtochar(value):
+    return None if value is None else str(value)
