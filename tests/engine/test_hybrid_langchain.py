@@ -230,3 +230,26 @@ def test_an_unknown_index_is_named_in_the_error(hybrid):
                         "\"search_text\": \"x\"}')) FROM dual")
         assert ora_code(exc) == 20000
         assert "DRG-10502" in str(exc.value) and "NOPE" in str(exc.value)
+
+
+@pytest.mark.parametrize("parameters, visible_before_sync", [
+    ({"sync": "(manual)"}, False), ({"sync": "(on commit)"}, True),
+    ({"maintenance": "manual"}, False), ({"stoplist": "CTXSYS.EMPTY_STOPLIST"}, True)])
+def test_index_parameters_langchain_passes_through(conn, store, parameters, visible_before_sync):
+    """params['parameters'] become 'key value' pairs after the vectorizer; the text part's
+    maintenance applies to both parts."""
+    pref = OracleVectorizerPreference.create_preference(store, "KB_PREF")
+    create_hybrid_index(conn, "kb_hyb", vectorizer_preference=pref, params={"parameters": parameters})
+    store.add_texts(["Quokka habitats on Rottnest island"], [{"n": 99}], ids=["doc-q"])
+    for mode in ("keyword", "semantic"):
+        docs = OracleHybridSearchRetriever(vector_store=store, idx_name="kb_hyb", search_mode=mode,
+                                           k=1).invoke("quokka island")
+        assert ("doc-q" in [d.id for d in docs]) == visible_before_sync, mode
+    with conn.cursor() as cur:
+        cur.execute("BEGIN CTX_DDL.SYNC_INDEX('\"kb_hyb\"'); END;")
+    for mode in ("keyword", "semantic"):
+        docs = OracleHybridSearchRetriever(vector_store=store, idx_name="kb_hyb", search_mode=mode,
+                                           k=1).invoke("quokka island")
+        assert docs[0].id == "doc-q", mode
+    with pytest.raises(ValueError):
+        create_hybrid_index(conn, "kb_hyb2", vectorizer_preference=pref, params={"parameters": {"model": MODEL}})

@@ -310,6 +310,8 @@ def test_json_table_over_the_results(env):
     ({"hybrid_index_name": "notes_hvi", "vector": {"search_text": ""}}, 20000, "must not be empty"),
     ({"hybrid_index_name": "notes_hvi", "search_fusion": "RERANK", "vector": {"search_text": "x"}}, 20000,
      "RERANK needs a text query"),
+    ({"hybrid_index_name": "notes_hvi", "search_fusion": "RERANK", "text": {"contains": "x"}}, 20000,
+     "and a vector query"),
     ({"hybrid_index_name": "notes_hvi", "search_text": "x", "return": {"values": ["rowid", "distance"]}}, 20000,
      "return.values"),
     ({"hybrid_index_name": "missing_idx", "search_text": "x"}, 20000, "DRG-10502"),

@@ -219,8 +219,8 @@ def parse(raw: Any) -> SearchSpec:
         spec.fusion = _enum(top["search_fusion"], FUSIONS, "search_fusion")
     if "search_scorer" in top:
         spec.scorer = _enum(top["search_scorer"], SCORERS, "search_scorer")
-    if spec.fusion == "RERANK" and text is None:
-        raise spec_error("search_fusion RERANK needs a text query")
+    if spec.fusion == "RERANK" and (text is None or vector is None):
+        raise spec_error("search_fusion RERANK needs a text query and a vector query")
     if "return" in top:
         ret = _object(top["return"], "return")
         _check_keys(ret, RETURN_KEYS, "return.")
