@@ -136,9 +136,15 @@ class Searcher:
     def search(self, spec: SearchSpec, info: hybrid_index.HybridIndex) -> list[Result]:
         pool = max(100, 10 * spec.top_n)
         chunk_mode = spec.mode == "CHUNK"
-        rids, cids, matrix, texts = hybrid_index.chunks(self.db, info)
-        chunk_scores = self._chunk_scores(spec, info, matrix) if spec.vector is not None else None
         text_hits = self._text_hits(spec, info) if spec.text is not None else None
+        if spec.vector is not None:
+            rids, cids, matrix, texts = hybrid_index.chunks(self.db, info)
+            chunk_scores = self._chunk_scores(spec, info, matrix)
+        else:   # keyword only: the chunks are needed only for chunk_text / chunk_id of the hits
+            kept = sorted(text_hits.items(), key=lambda kv: (-kv[1], kv[0]))[:spec.text.result_max or pool]
+            rids, cids, matrix, texts = hybrid_index.chunks(self.db, info, sorted(r for r, _ in kept),
+                                                            with_vectors=False)
+            chunk_scores = None
         first_chunk: dict[int, int] = {}
         for i, rid in enumerate(rids.tolist()):
             first_chunk.setdefault(rid, i)
