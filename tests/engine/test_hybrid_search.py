@@ -342,3 +342,16 @@ def test_invalid_json_and_non_hybrid_index(env):
             search(env, {"hybrid_index_name": "plain_sx", "text": {"contains": "x"}})
         assert "not a hybrid vector index" in str(exc.value)
         cur.execute("DROP TABLE plain PURGE")
+
+
+def test_searchpipeline_rows_equal_the_json(env):
+    spec = {"hybrid_index_name": "notes_hvi", "search_text": "keyword search ranks documents", "return": {"topN": 3}}
+    expected = search(env, spec)
+    with env["conn"].cursor() as cur:
+        cur.execute("SELECT CHARTOROWID(doc_rowid) AS doc_rowid, score, vector_score, text_score, vector_rank, "
+                    "text_rank, chunk_text, chunk_id, paths FROM DBMS_HYBRID_VECTOR.SEARCHPIPELINE(JSON(:q))",
+                    q=json.dumps(spec))
+        got = cur.fetchall()
+    assert [(str(r[0]), r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]) for r in got] == [
+        (e["rowid"], e["score"], e["vector_score"], e["text_score"], e["vector_rank"], e["text_rank"],
+         e["chunk_text"], e["chunk_id"], None) for e in expected]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ..errors import EngineError
 from . import index as hybrid_index
 from . import preferences
-from .search import Searcher
+from .search import PIPELINE_COLUMNS, PIPELINE_TYPES, Searcher
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -104,6 +104,9 @@ def install(engine: "Engine") -> None:
                         text_info=lambda name: get_text_index(db, name))
     engine.register("ORA_HYBRID_VECTOR_SEARCH", searcher.run, 1)
     T.ENGINE_FUNCTIONS["DBMS_HYBRID_VECTOR.SEARCH"] = ("ORA_HYBRID_VECTOR_SEARCH", "CLOB")
+    engine.table_functions["DBMS_HYBRID_VECTOR.SEARCHPIPELINE"] = lambda engine_, spec: searcher.pipeline_rows(spec)
+    T.TABLE_FUNCTIONS["DBMS_HYBRID_VECTOR.SEARCHPIPELINE"] = ([c.upper() for c in PIPELINE_COLUMNS],
+                                                             list(PIPELINE_TYPES))
 
     # The search returns rowids as text; Oracle's examples join back with CHARTOROWID(r.row_id).
     engine.register("ORA_CHARTOROWID", chartorowid, 1, deterministic=True)

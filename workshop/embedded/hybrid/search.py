@@ -45,6 +45,10 @@ from . import index as hybrid_index
 from .spec import SearchSpec, parse
 
 MISSING_RANK = 1000
+#: SEARCHPIPELINE record members (VARCHAR2(18), five NUMBERs, VARCHAR2(32767), two VARCHAR2(4000)).
+PIPELINE_COLUMNS = ("doc_rowid", "score", "vector_score", "text_score", "vector_rank", "text_rank", "chunk_text",
+                    "chunk_id", "paths")
+PIPELINE_TYPES = ("VARCHAR2", "NUMBER", "NUMBER", "NUMBER", "NUMBER", "NUMBER", "VARCHAR2", "VARCHAR2", "VARCHAR2")
 
 
 @dataclass
@@ -122,6 +126,14 @@ class Searcher:
         info = self._index(spec.index_name)
         results = self.search(spec, info)
         return json.dumps([self._row(r, spec) for r in results], ensure_ascii=False)
+
+    def pipeline_rows(self, raw) -> list[tuple]:
+        """DBMS_HYBRID_VECTOR.SEARCHPIPELINE: the same results as rows (doc_rowid ... paths); fields
+        left out of return.values are NULL."""
+        spec = parse(raw)
+        results = self.search(spec, self._index(spec.index_name))
+        names = ("rowid",) + PIPELINE_COLUMNS[1:-1]
+        return [tuple(self._row(r, spec).get(n) for n in names) + (None,) for r in results]
 
     def _index(self, name: str) -> hybrid_index.HybridIndex:
         parts = [p for p in name.split(".")]
