@@ -48,6 +48,8 @@ def run_all(work: Path) -> dict:
     tok = _session(work / "tokenizer_probe.onnx", ort, get_library_path)
     out["probe_ids"] = [tok.run(None, {"text": np.array([t], dtype=object)})[0].tolist() for t in probe_texts()]
     out["text_ids"] = [tok.run(None, {"text": np.array([t], dtype=object)})[0].tolist() for t in spec["texts"]]
+    if spec.get("tokenizer_only"):
+        return out
     emb = _session(spec["embedding"], ort, get_library_path)
     out["embeddings"] = [emb.run(["embedding"], {"input": np.array([t], dtype=object)})[0].tolist()
                          for t in spec["texts"]]
@@ -73,7 +75,7 @@ def tokenizer_probe(embedding_path: Path) -> bytes:
     return helper.make_model(graph, opset_imports=list(model.opset_import), ir_version=model.ir_version).SerializeToString()
 
 
-def prepare(work: Path) -> None:
+def prepare(work: Path, tokenizer_only: bool = False) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from workshop.data import load_chunks, load_golden_queries, load_papers
     from workshop.models import ensure_cosine_reranker_model, ensure_embedding_model, ensure_reranker_model
@@ -92,20 +94,31 @@ def prepare(work: Path) -> None:
     (work / "tokenizer_probe.onnx").write_bytes(tokenizer_probe(embedding))
     (work / "inputs.json").write_text(json.dumps({
         "texts": texts, "pairs": pairs, "embedding": str(embedding), "reranker": str(ensure_reranker_model()),
-        "cosine_reranker": str(ensure_cosine_reranker_model())}))
+        "cosine_reranker": str(ensure_cosine_reranker_model()), "tokenizer_only": tokenizer_only}))
 
 
-def compare(work: Path, ours: dict, oracle: dict) -> None:
+def compare(work: Path, ours: dict, oracle: dict, args_tokenizer_only: bool = False) -> None:
     spec = json.loads((work / "inputs.json").read_text())
     print(f"# project runtime: onnxruntime {ours['versions'][0]} + extensions {ours['versions'][1]}; "
           f"Oracle's documented runtime: onnxruntime {oracle['versions'][0]} + extensions {oracle['versions'][1]}\n")
     differing = [c for c, a, b in zip(CHARS, ours["probe_ids"], oracle["probe_ids"]) if a != b]
-    print(f"BMP characters tokenized differently (of {len(CHARS)}): {len(differing)}")
-    for c in differing[:40]:
-        i = CHARS.index(c)
-        print(f"  U+{ord(c):04X} {c!r} {unicodedata.name(c, '?')}: ids {ours['probe_ids'][i]} vs {oracle['probe_ids'][i]}")
-    if len(differing) > 40:
-        print(f"  ... {len(differing) - 40} more")
+    print(f"BMP characters tokenized differently inside 'x?y' (of {len(CHARS)}): {len(differing)}")
+    groups: dict[tuple[str, str], list[str]] = {}
+    for c in differing:
+        script = unicodedata.name(c, "UNNAMED ?").split()[0]
+        groups.setdefault((unicodedata.category(c), script), []).append(c)
+    print("| category | script (first word of the name) | characters | examples: ours -> Oracle's runtime |")
+    print("|---|---|---:|---|")
+    for (cat, script), chars in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        examples = []
+        for c in chars[:3]:
+            i = CHARS.index(c)
+            examples.append(f"U+{ord(c):04X} {ours['probe_ids'][i][1:-1]} -> {oracle['probe_ids'][i][1:-1]}")
+        print(f"| {cat} | {script} | {len(chars)} | {'; '.join(examples)} |")
+    latin1 = [c for c in differing if ord(c) < 0x100]
+    print(f"Latin-1 characters among them: {[f'U+{ord(c):04X} {c}' for c in latin1]}")
+    if args_tokenizer_only:
+        return
     bad_texts = [i for i, (a, b) in enumerate(zip(ours["text_ids"], oracle["text_ids"])) if a != b]
     print(f"corpus/probe texts tokenized differently: {len(bad_texts)} of {len(spec['texts'])}")
     for i in bad_texts:
@@ -127,6 +140,7 @@ def compare(work: Path, ours: dict, oracle: dict) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--oracle-python", help="interpreter of the onnxruntime 1.15.1 virtualenv")
+    parser.add_argument("--tokenizer-only", action="store_true", help="compare token ids only (fast)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -137,10 +151,10 @@ def main() -> None:
         parser.error("--oracle-python is required (see the docstring for the virtualenv)")
     with tempfile.TemporaryDirectory(prefix="ort115_parity_") as tmp:
         work = Path(tmp)
-        prepare(work)
+        prepare(work, args.tokenizer_only)
         ours = run_all(work)
         subprocess.run([args.oracle_python, __file__, "--worker", str(work)], check=True)
-        compare(work, ours, json.loads((work / "oracle.json").read_text()))
+        compare(work, ours, json.loads((work / "oracle.json").read_text()), args.tokenizer_only)
 
 
 if __name__ == "__main__":
