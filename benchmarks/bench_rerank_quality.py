@@ -190,6 +190,8 @@ def main() -> None:
           f"candidates = RRF top {DEPTH} (legs of {POOL}, tenant + is_current filters); {os.cpu_count()} CPUs, "
           f"load average {load_before[0]:.1f} before / {os.getloadavg()[0]:.1f} after (other processes share "
           "these cores)\n")
+    print(f"RERANKER = {models.RERANKER_SUMMARY}. The cosine baseline is the former stand-in (bi-encoder cosine "
+          "of two all-MiniLM-L6-v2 embeddings).\n")
     print("| reranker over the RRF top 40 | NDCG@10 | R@5 | MRR | p50 ms | p95 ms |")
     print("|---|---:|---:|---:|---:|---:|")
     for s in runs:
