@@ -149,6 +149,29 @@ def test_one_prediction_statement_scores_every_candidate_and_reuses_passage_stat
         assert np.abs(np.array([s for _, s in got]) - want).max() < 1e-6
 
 
+def test_rerank_on_title_and_text_from_a_join(loaded, model_files):
+    """The seed's stage-5 shape: PREDICTION over d.title || '. ' || c.text of joined rows, ordered by the score."""
+    loaded.execute("CREATE TABLE docs_t (doc_id VARCHAR2(10), title VARCHAR2(100))")
+    loaded.execute("CREATE TABLE chunks_t (chunk_id VARCHAR2(10), doc_id VARCHAR2(10), text VARCHAR2(400))")
+    loaded.executemany("INSERT INTO docs_t VALUES (:1, :2)", [("D1", "Vector memory pool"), ("D2", "Graph queries")])
+    loaded.executemany("INSERT INTO chunks_t VALUES (:1, :2, :3)", [
+        ("C1", "D1", "Set the size and restart the instance."),
+        ("C2", "D2", "Set the size and restart the instance."),
+        ("C3", "D2", "GRAPH_TABLE matches paths between vertices.")])
+    loaded.execute("""SELECT c.chunk_id,
+                             PREDICTION(RERANKER USING :q AS FIRST_INPUT, d.title || '. ' || c.text AS SECOND_INPUT)
+                               AS rerank_score
+                      FROM chunks_t c JOIN docs_t d ON d.doc_id = c.doc_id
+                      ORDER BY rerank_score DESC, c.chunk_id""", q="how big should the vector memory pool be")
+    rows = loaded.fetchall()
+    assert rows[0][0] == "C1"      # same text as C2: only the title tells them apart
+    runtime = models.load_model("R", model_files[1].read_bytes(), models.reranker_metadata())
+    want = runtime.predict({"FIRST_INPUT": ["how big should the vector memory pool be"],
+                            "SECOND_INPUT": ["Vector memory pool. Set the size and restart the instance."]},
+                           batched=False)[0]
+    assert abs(rows[0][1] - want) < 1e-6
+
+
 def test_dropping_the_model_drops_its_cached_states(loaded, model_files):
     from workshop.embedded import model_support
     loaded.execute("CREATE TABLE cand (id NUMBER, title VARCHAR2(40), body VARCHAR2(200))")
