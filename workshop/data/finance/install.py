@@ -31,10 +31,33 @@ def _key_columns(table) -> list[str]:
     return [c.strip() for c in constraint.split("(", 1)[1].rstrip(")").split(",")]
 
 
+def _sync_comments(conn: oracledb.Connection, present: set[str], did: Callable[[str], None]) -> None:
+    """Re-apply table and column comments that differ from the definitions (they are the lesson's facts)."""
+    with conn.cursor() as cur:
+        cur.execute("SELECT table_name, comments FROM user_tab_comments WHERE table_name LIKE 'FINANCE\\_%' ESCAPE '\\'")
+        tables = dict(cur.fetchall())
+        cur.execute("SELECT table_name, column_name, comments FROM user_col_comments "
+                    "WHERE table_name LIKE 'FINANCE\\_%' ESCAPE '\\'")
+        columns = {(t, c): text for t, c, text in cur.fetchall()}
+        changed = 0
+        for table in FINANCE_TABLES:
+            if table.name not in present:
+                continue
+            wanted = [table.comment] + [c.comment for c in table.columns]
+            have = [tables.get(table.name)] + [columns.get((table.name, c.name.upper())) for c in table.columns]
+            for statement, want, got in zip(table.comment_sql(), wanted, have):
+                if want != got:
+                    cur.execute(statement)
+                    changed += 1
+    if changed:
+        did(f"updated {changed} FINANCE comment(s) to the current definitions")
+
+
 def ensure_finance(conn: oracledb.Connection, *, progress: bool = True,
                    did: Callable[[str], None] = print) -> None:
     """Create the missing FINANCE tables and rows; calls `did(action)` for each change made."""
     present = _existing_tables(conn)
+    _sync_comments(conn, present, did)
     todo = [t for t in FINANCE_TABLES
             if t.name not in present or _count(conn, t.name) != COUNTS[t.name[len("FINANCE_"):]]]
     if not todo:

@@ -110,11 +110,10 @@ TRANSACTIONS = _t("TRANSACTIONS", "Card and account transactions (six months), i
     Column("card_id", "NUMBER(8)", "Card used (FINANCE_CARDS.CARD_ID); NULL unless CHANNEL is CARD."),
     Column("merchant_id", "NUMBER(6)", "Merchant (FINANCE_MERCHANTS.MERCHANT_ID); NULL unless CHANNEL is CARD."),
     Column("txn_ts", "TIMESTAMP", "When the transaction was booked (bank time, UTC).", "NOT NULL"),
-    Column("amount_cents", "NUMBER(14)", "Transaction amount as an INTEGER number of cents (minor units) of "
-           "CURRENCY: 1250 means 12.50. Always positive; DIRECTION gives the sign. Divide by 100 before comparing "
-           "with a threshold in currency units.", "NOT NULL"),
+    Column("amount_cents", "NUMBER(14)", "Stores the amount of every transaction as an integer number of cents "
+           "(1250 means 12.50 of CURRENCY); always positive, DIRECTION gives the sign.", "NOT NULL"),
     Column("currency", "VARCHAR2(3)", "ISO 4217 currency of AMOUNT_CENTS.", "NOT NULL"),
-    Column("channel", "VARCHAR2(8)", "CARD, CASH (branch or ATM), ACH, WIRE or TRANSFER (between own accounts).",
+    Column("channel", "VARCHAR2(8)", "Payment channel: CARD, CASH (branch or ATM), ACH, WIRE or TRANSFER between own accounts.",
            "NOT NULL"),
     Column("direction", "VARCHAR2(6)", "DEBIT (money out of the account) or CREDIT (money in).", "NOT NULL"),
     Column("counterparty", "VARCHAR2(120)", "Name of the other party for ACH, WIRE and TRANSFER, else NULL."),
