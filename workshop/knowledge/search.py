@@ -47,7 +47,7 @@ def reranker_label(conn: oracledb.Connection, model: str | None = None) -> str:
         cur.execute("SELECT comments FROM user_mining_models WHERE model_name = :m", m=model)
         row = cur.fetchone()
         if row and row[0]:
-            return f"{model}: {row[0]}"
+            return row[0] if row[0].upper().startswith(model) else f"{model}: {row[0]}"
         cur.execute("SELECT value FROM workshop_meta WHERE key = 'reranker_label'")
         row = cur.fetchone()
     return f"{model}: {row[0]}" if row else f"{model}: (no model card)"
