@@ -1,10 +1,10 @@
 """Checkpoints of part 04, knowledge retrieval (solutions/04_knowledge_retrieval.ipynb).
 
     from checkpoints import part04
-    part04.check_finance_schema(conn)             # the set-up built FINANCE (not a TODO)
-    part04.todo_1(conn, scan_schema)              # TODO 1: schema scan -> facts
-    part04.todo_2(conn, sync_knowledge)           # TODO 2: facts -> AML_KNOWLEDGE_VS, idempotently
-    part04.todo_3(conn, retrieve_knowledge)       # TODO 3: oversample x4 with the kinds filter, rerank to k
+    part04.finance_schema_ready(conn)                       # the set-up built FINANCE (not a TODO)
+    part04.check_scan_schema(conn, scan_schema)             # schema scan -> facts
+    part04.check_sync_knowledge(conn, sync_knowledge)       # facts -> AML_KNOWLEDGE_VS, idempotently
+    part04.check_retrieve_knowledge(conn, retrieve_knowledge)   # oversample x4, kinds filter inside, rerank
 
 Each check runs the learner's code on probe data of its own and judges what reached the database:
 TODO 1 adds a commented probe table FINANCE_CKPT_<token> (so a hard-coded list of facts cannot pass),
@@ -25,8 +25,10 @@ import oracledb
 
 from workshop import config, schema
 
-from .framework import checkpoint, expect, expect_at_most_k, expect_filled, expect_keys, fail, table_exists
+from .framework import (RecordingStore, StoreCall, check, checkpoint, expect, expect_at_most_k, expect_filled,
+                        expect_keys, fail, table_exists)
 
+NOTEBOOK = "04_knowledge_retrieval.ipynb"
 OVERSAMPLE = 4
 HIT_KEYS = ("kind", "subject", "body", "metadata", "distance", "rerank_score")
 SURPRISING = {"FINANCE.TRANSACTIONS.AMOUNT_CENTS": ("FINANCE_TRANSACTIONS", "AMOUNT_CENTS"),
@@ -60,9 +62,15 @@ def _model() -> str:
 
 
 # --------------------------------------------------------------------------- the FINANCE schema (set-up)
-@checkpoint("FINANCE schema: built by the set-up, documented in the dictionary",
-            hint="Run `python -m workshop.setup` in a terminal (it adds what is missing), then this cell again.")
-def check_finance_schema(conn: oracledb.Connection) -> str:
+def finance_schema_ready(conn: oracledb.Connection) -> None:
+    """Not a TODO: the set-up built FINANCE, every table and both surprising columns carry a comment."""
+    with check("FINANCE schema: built by the set-up, documented in the dictionary",
+               hint="Run `python -m workshop.setup` in a terminal (it adds what is missing), then this cell "
+                    "again.") as ctx:
+        ctx.detail = _finance_schema(conn)
+
+
+def _finance_schema(conn: oracledb.Connection) -> str:
     from workshop.data.finance import COUNTS, FINANCE_TABLES
     tables = dict(_rows(conn, "SELECT table_name, comments FROM user_tab_comments "
                               "WHERE table_name LIKE 'FINANCE\\_%' ESCAPE '\\' ORDER BY table_name"))
@@ -108,8 +116,8 @@ def _probe_table(conn: oracledb.Connection) -> Iterator[tuple[str, dict[str, str
             cur.execute(f"DROP TABLE {name.lower()} PURGE")
 
 
-@checkpoint("TODO 1: scan the FINANCE schema into facts", hint=SCAN_HINT)
-def todo_1(conn: oracledb.Connection, scan_schema: Callable) -> str:
+@checkpoint("scan the FINANCE schema into facts", hint=SCAN_HINT)
+def check_scan_schema(conn: oracledb.Connection, scan_schema: Callable) -> str:
     from workshop.knowledge import fact_id
     _expect_function(scan_schema, "scan_schema")
     with _probe_table(conn) as (probe, probe_comments):
@@ -184,43 +192,17 @@ SYNC_HINT = ("Upsert the publishable facts that are new or whose fingerprint cha
              "count inserted / updated / deleted / unchanged.")
 
 
-class RecordingStore:
-    """Wraps an OracleVS, records the writes and searches made through it, forwards everything else."""
+def _count(call: StoreCall) -> int:
+    """How many rows a recorded add_texts / add_documents / delete call wrote or removed."""
+    items = call.args[0] if call.args else call.kwargs.get("texts", call.kwargs.get("documents",
+                                                                                    call.kwargs.get("ids")))
+    return len(list(items or []))
 
-    def __init__(self, store: Any):
-        object.__setattr__(self, "_store", store)
-        object.__setattr__(self, "calls", [])
 
-    def add_texts(self, texts, metadatas=None, ids=None, **kwargs):
-        texts = list(texts)
-        self.calls.append(("add_texts", len(texts), list(ids) if ids else None))
-        return self._store.add_texts(texts, metadatas=metadatas, ids=ids, **kwargs)
-
-    def add_documents(self, documents, **kwargs):
-        self.calls.append(("add_documents", len(documents), kwargs.get("ids")))
-        return self._store.add_documents(documents, **kwargs)
-
-    def delete(self, ids=None, **kwargs):
-        self.calls.append(("delete", len(ids or []), list(ids or [])))
-        return self._store.delete(ids, **kwargs)
-
-    def similarity_search_with_score(self, query, k=4, filter=None, **kwargs):
-        self.calls.append(("search", k, filter))
-        return self._store.similarity_search_with_score(query, k=k, filter=filter, **kwargs)
-
-    def similarity_search(self, query, k=4, filter=None, **kwargs):
-        self.calls.append(("search", k, filter))
-        return self._store.similarity_search(query, k=k, filter=filter, **kwargs)
-
-    def max_marginal_relevance_search(self, query, k=4, fetch_k=20, filter=None, **kwargs):
-        self.calls.append(("search", fetch_k, filter))
-        return self._store.max_marginal_relevance_search(query, k=k, fetch_k=fetch_k, filter=filter, **kwargs)
-
-    def __getattr__(self, name):
-        return getattr(self._store, name)
-
-    def writes(self) -> list[tuple]:
-        return [c for c in self.calls if c[0] in ("add_texts", "add_documents", "delete") and c[1]]
+def _writes(store: RecordingStore) -> list[tuple[str, int]]:
+    """(method, rows) of every write the store was asked to make."""
+    calls = [(c.method, _count(c)) for c in store.calls if c.method in ("add_texts", "add_documents", "delete")]
+    return [(method, n) for method, n in calls if n]
 
 
 def _probe_facts(token: str) -> list:
@@ -250,8 +232,8 @@ def _store_rows(conn: oracledb.Connection, table: str) -> list[tuple]:
                           FROM {table} ORDER BY 1, 2""")
 
 
-@checkpoint("TODO 2: sync the facts into the knowledge store", hint=SYNC_HINT)
-def todo_2(conn: oracledb.Connection, sync_knowledge: Callable) -> str:
+@checkpoint("sync the facts into the knowledge store", hint=SYNC_HINT)
+def check_sync_knowledge(conn: oracledb.Connection, sync_knowledge: Callable) -> str:
     from langchain_oracledb.vectorstores.utils import drop_table_purge
 
     from workshop.knowledge import open_knowledge_store
@@ -289,7 +271,7 @@ def todo_2(conn: oracledb.Connection, sync_knowledge: Callable) -> str:
         second = _report(sync_knowledge(conn, store, facts), "second sync")
         expect(len(rows()) == 5, f"a re-run left {len(rows())} rows instead of 5 (an append-only sync duplicates "
                "rows)", "Write under the facts' own ids and only what is new or changed.")
-        writes = store.writes()
+        writes = _writes(store)
         expect(not writes, "a re-run with nothing changed still wrote to the store "
                f"({writes[0][0] if writes else ''} of {writes[0][1] if writes else 0} rows)",
                "Compare each fact's fingerprint with the stored one (stored_fingerprints) and skip unchanged facts.")
@@ -311,12 +293,12 @@ def todo_2(conn: oracledb.Connection, sync_knowledge: Callable) -> str:
         expect(third == {"inserted": 0, "updated": 1, "deleted": 1, "unchanged": 3},
                f"after changing one fact and dropping another the sync reported {third}, expected "
                "1 updated, 1 deleted, 3 unchanged")
-        written = sum(c[1] for c in store.writes() if c[0] != "delete")
+        written = sum(n for method, n in _writes(store) if method != "delete")
         expect(written == 1, f"the sync re-wrote {written} facts to update 1", "Write only new or changed facts.")
 
         store.calls.clear()
         fourth = _report(sync_knowledge(conn, store, kept), "third sync")
-        expect(not store.writes() and fourth == {"inserted": 0, "updated": 0, "deleted": 0, "unchanged": 4},
+        expect(not _writes(store) and fourth == {"inserted": 0, "updated": 0, "deleted": 0, "unchanged": 4},
                f"a third sync changed something ({fourth}): the sync is not idempotent")
     finally:
         conn.rollback()
@@ -361,12 +343,13 @@ def _recording(function: Callable) -> Iterator[tuple[RecordingStore, RecordingRe
         scope["knowledge_vs"], scope["rerank"] = originals
 
 
-def _searches(store: RecordingStore) -> list[tuple]:
-    return [c for c in store.calls if c[0] == "search"]
+def _searches(store: RecordingStore) -> list[tuple[int | None, Any]]:
+    """(k, filter) of every search the store was asked to run."""
+    return [(c.k, c.filter) for c in store.searches()]
 
 
-@checkpoint("TODO 3: retrieve knowledge: oversample, filter inside the search, rerank", hint=RETRIEVE_HINT)
-def todo_3(conn: oracledb.Connection, retrieve_knowledge: Callable) -> str:
+@checkpoint("retrieve knowledge: oversample, filter inside the search, rerank", hint=RETRIEVE_HINT)
+def check_retrieve_knowledge(conn: oracledb.Connection, retrieve_knowledge: Callable) -> str:
     _expect_function(retrieve_knowledge, "retrieve_knowledge")
     params = inspect.signature(retrieve_knowledge).parameters
     expect(list(params)[:3] == ["query", "k", "kinds"], f"retrieve_knowledge takes {list(params)}, expected "
@@ -390,7 +373,7 @@ def todo_3(conn: oracledb.Connection, retrieve_knowledge: Callable) -> str:
         expect_keys(hits, HIT_KEYS, what="a hit")
         searches = _searches(store)
         expect(searches, "retrieve_knowledge did not search `knowledge_vs`", RETRIEVE_HINT)
-        expect(searches[0][1] == OVERSAMPLE * 5, f"the search asked for k={searches[0][1]} candidates for k=5; "
+        expect(searches[0][0] == OVERSAMPLE * 5, f"the search asked for k={searches[0][0]} candidates for k=5; "
                f"expected {OVERSAMPLE} * k = 20 (oversampling, so the reranker has candidates to reorder)")
         expect(rerank.calls and rerank.calls[-1][0] == OVERSAMPLE * 5,
                f"rerank received {rerank.calls[-1][0] if rerank.calls else 0} candidates, expected 20",
@@ -402,8 +385,8 @@ def todo_3(conn: oracledb.Connection, retrieve_knowledge: Callable) -> str:
         store.calls.clear()
         rerank.calls.clear()
         small = list(retrieve_knowledge(question, k=3) or [])
-        expect(len(small) == 3 and _searches(store) and _searches(store)[0][1] == 12,
-               f"for k=3 the search asked for k={_searches(store)[0][1] if _searches(store) else None} and "
+        expect(len(small) == 3 and _searches(store) and _searches(store)[0][0] == 12,
+               f"for k=3 the search asked for k={_searches(store)[0][0] if _searches(store) else None} and "
                f"{len(small)} hits came back; expected k=12 and 3 hits", "Use k * 4, not a fixed number.")
 
         probe = None
@@ -424,7 +407,7 @@ def todo_3(conn: oracledb.Connection, retrieve_knowledge: Callable) -> str:
                f"more: the filter ran after the search (only {matching} of the 20 nearest rows are {kind} facts)",
                "Filter inside the search (filter=flt), not in Python afterwards.")
         searched = _searches(store)
-        expect(searched and searched[0][2], "the kinds filter is not passed to the search", RETRIEVE_HINT)
+        expect(searched and searched[0][1], "the kinds filter is not passed to the search", RETRIEVE_HINT)
 
         unsplit = ("kinds='table,column' (a comma-separated string) is not split into a list",
                    "Keep the provided lines that split a string of kinds.")

@@ -23,14 +23,18 @@ STUDENT_CELLS = cells(PROJECT_ROOT / "notebooks" / NAME)
 RESET = "reset_part(4, conn, log=None)"
 #: TODO number -> (its cell, the cells that must have run before it, its checkpoint call)
 TODOS = {
-    1: ("p04-todo1", (), lambda ns: part04.todo_1(ns["conn"], ns["scan_schema"])),
-    2: ("p04-todo2", ("p04-store",), lambda ns: part04.todo_2(ns["conn"], ns["sync_knowledge"])),
-    3: ("p04-todo3", ("p04-store", "p04-prepare"), lambda ns: part04.todo_3(ns["conn"], ns["retrieve_knowledge"])),
+    1: ("p04-todo1", (), lambda ns: part04.check_scan_schema(ns["conn"], ns["scan_schema"])),
+    2: ("p04-todo2", ("p04-store",), lambda ns: part04.check_sync_knowledge(ns["conn"], ns["sync_knowledge"])),
+    3: ("p04-todo3", ("p04-store", "p04-prepare"), lambda ns: part04.check_retrieve_knowledge(ns["conn"], ns["retrieve_knowledge"])),
 }
 #: What the module runs once (solution cells) to have a filled, indexed AML_KNOWLEDGE_VS.
 PREPARE = ("p04-todo1", "p04-scan-show", "p04-write-facts", "p04-store", "p04-todo2", "p04-sync-run", "p04-prepare")
 
 pytestmark = pytest.mark.slow
+
+
+def cell_name(todo: int) -> str:
+    return {1: "scan_schema", 2: "sync_knowledge", 3: "retrieve_knowledge"}[todo]
 
 
 def _namespace() -> dict:
@@ -133,7 +137,7 @@ def test_the_notebooks_pair_each_todo_with_its_checkpoint():
     tagged = {cell.id: cell.metadata.get("workshop", {}).get("todo") for cell in student.cells}
     for number, (cell, _, _) in TODOS.items():
         assert tagged[cell] == number and tagged[f"p04-check{number}"] == number
-        assert f"part04.todo_{number}(" in SOLUTION_CELLS[f"p04-check{number}"]
+        assert f"part04.check_{cell_name(number)}(" in SOLUTION_CELLS[f"p04-check{number}"]
         assert STUDENT_CELLS[cell] != SOLUTION_CELLS[cell]
 
 
@@ -149,7 +153,7 @@ def test_the_solution_passes_and_leaves_the_database_as_found(notebook, todo, ca
 
 def test_the_finance_check_passes_on_the_set_up_and_fails_without_a_surprising_comment(notebook):
     conn = notebook("p04-path")["conn"]
-    part04.check_finance_schema(conn)
+    part04.finance_schema_ready(conn)
     with conn.cursor() as cur:
         cur.execute("SELECT comments FROM user_col_comments WHERE table_name = 'FINANCE_LOANS' "
                     "AND column_name = 'RATE_BP'")
@@ -157,7 +161,7 @@ def test_the_finance_check_passes_on_the_set_up_and_fails_without_a_surprising_c
         cur.execute("COMMENT ON COLUMN finance_loans.rate_bp IS ''")
         try:
             with pytest.raises(CheckpointFailed, match="FINANCE_LOANS.RATE_BP has no column comment"):
-                part04.check_finance_schema(conn)
+                part04.finance_schema_ready(conn)
         finally:
             cur.execute(f"COMMENT ON COLUMN finance_loans.rate_bp IS '{comment}'")
 
@@ -206,7 +210,8 @@ def test_the_untouched_stub_fails_with_a_friendly_message(notebook, todo, capsys
     assert type(failure) is CheckpointFailed, failure        # a FAIL ("not yet"), not "the check could not run"
     assert str(failure).startswith(f"TODO {todo}:")
     assert failure.reason.startswith(f"not done yet: the code still raises NotImplementedError (TODO {todo}:")
-    assert failure._render_traceback_() == [f"CheckpointFailed: {failure}"]   # one line in Jupyter and nbval
+    rendered = failure._render_traceback_()                  # the one message Jupyter and nbval show, no stack
+    assert rendered[0].startswith(f"❌ TODO {todo}:") and not any("Traceback" in line for line in rendered)
     assert f"❌ TODO {todo}:" in capsys.readouterr().out
 
 
@@ -314,4 +319,5 @@ def test_todo_3_says_so_when_the_store_has_not_been_prepared(notebook):
     notebook("p04-store")
     with pytest.raises(CheckpointFailed, match="the notebook has no `rerank` yet"):
         notebook("p04-todo3")
-        part04.todo_3(notebook("p04-path")["conn"], notebook("p04-path")["retrieve_knowledge"])
+        ns = notebook("p04-path")
+        part04.check_retrieve_knowledge(ns["conn"], ns["retrieve_knowledge"])
