@@ -367,7 +367,11 @@ class DdlExecutor:
                 raise errors.EngineError(904, f'"{col}": invalid identifier')
             columns.append(col)
         if kind == "HYBRID VECTOR":
-            raise unsupported("CREATE HYBRID VECTOR INDEX")
+            create_hybrid = self.hooks.get("create_hybrid_index")
+            if create_hybrid is None:
+                raise unsupported("CREATE HYBRID VECTOR INDEX")
+            create_hybrid(index_name, table, columns, rest)
+            return
         if kind == "MULTIVALUE":
             raise unsupported("CREATE MULTIVALUE INDEX")
         if kind == "VECTOR":
@@ -474,6 +478,8 @@ class DdlExecutor:
             else:
                 raise errors.EngineError(2429, "cannot drop index used for enforcement of unique/primary key")
         elif index_type == "DOMAIN":
+            if "drop_hybrid_index" in self.hooks:
+                self.hooks["drop_hybrid_index"](name)
             self.hooks["drop_text_index"](name)
         self.conn.execute('DELETE FROM "ORA$INDEXES" WHERE index_name = ?', (name,))
         if index_type == "VECTOR" and not self.conn.execute(

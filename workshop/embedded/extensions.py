@@ -15,6 +15,8 @@ def install(engine: "Engine") -> None:
     text_support.install(engine)
     graph_support.install(engine)
     rls.install(engine)
+    from . import hybrid
+    hybrid.install(engine)
     engine.catalog.policy_loader = engine.extensions["policies"]
     engine.extensions["views"]["USER_OBJECTS"] = _USER_OBJECTS
 

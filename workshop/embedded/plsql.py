@@ -68,6 +68,8 @@ def _parse_block(sql: str) -> tuple[list[str], set[int] | None]:
 def run_block(engine: "Engine", sql: str, binds: Any) -> "Result":
     from .engine import Result
     statements, ignored = _parse_block(sql)
+    if isinstance(binds, (list, tuple)) and binds:
+        binds = _positional_binds(sql, binds)
     try:
         for statement in statements:
             _run_statement(engine, statement, binds)
@@ -77,6 +79,16 @@ def run_block(engine: "Engine", sql: str, binds: Any) -> "Result":
             return Result()
         raise
     return Result()
+
+
+def _positional_binds(sql: str, binds: Any) -> dict:
+    """Positional binds of a PL/SQL block -> by name: python-oracledb binds PL/SQL by distinct name,
+    in order of first appearance."""
+    from .lexing import bind_names
+    names = bind_names(sql)
+    if len(names) != len(binds):
+        raise errors.EngineError(1008, "not all variables bound")
+    return dict(zip(names, binds))
 
 
 def _run_statement(engine: "Engine", statement: str, binds: Any) -> None:
@@ -130,6 +142,9 @@ def _evaluate(engine: "Engine", expr: str, binds: Any) -> Any:
     stripped = expr.strip()
     if re.fullmatch(r"(?i)TRUE|FALSE", stripped):
         return stripped.upper() == "TRUE"
+    constant = engine.extensions.get("plsql_constants", {}).get(re.sub(r"\s+", "", stripped).upper())
+    if constant is not None:
+        return constant
     from .lexing import bind_names
     names = bind_names(stripped)
     if isinstance(binds, dict):

@@ -17,7 +17,8 @@ def as_engine_error(exc: text.TextError, during: str = "query") -> EngineError:
     if isinstance(exc, text.TextUnsupportedError) or message.startswith("ORA-"):
         m = re.match(r"ORA-(\d+): (.*)", message, re.S)
         if m:
-            return EngineError(int(m.group(1)), m.group(2))
+            detail = f" ({exc.detail})" if getattr(exc, "detail", None) else ""
+            return EngineError(int(m.group(1)), m.group(2) + detail)
     if during == "query":
         return EngineError(29902, f"error in executing ODCIIndexStart() routine\n"
                                   f"ORA-20000: Oracle Text error:\n{message}")
