@@ -3,7 +3,7 @@ their dictionary comments, a seeded generator pinned by MANIFEST.json, and the s
 
     from workshop.data.finance import FINANCE_TABLES, generate, ensure_finance
 """
-from .generate import COUNTS, FinanceDataError, digest, generate, verify
+from .generator import COUNTS, FinanceDataError, digest, generate, verify
 from .install import ensure_finance, expected_finance_counts, finance_counts
 from .tables import FINANCE_TABLES, SCHEMA_NAME, SURPRISING_COLUMNS, TABLE_PREFIX, logical_name
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from .generate import GENERATOR_VERSION, MANIFEST, SEED, digest, generate
+from .generator import GENERATOR_VERSION, MANIFEST, SEED, digest, generate
 
 
 def main() -> None:

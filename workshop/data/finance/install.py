@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import oracledb
 
-from .generate import COUNTS, generate, table_name, verify
+from .generator import COUNTS, generate, table_name, verify
 from .tables import FINANCE_TABLES
 
 
