@@ -342,3 +342,44 @@ def test_invalid_json_and_non_hybrid_index(env):
             search(env, {"hybrid_index_name": "plain_sx", "text": {"contains": "x"}})
         assert "not a hybrid vector index" in str(exc.value)
         cur.execute("DROP TABLE plain PURGE")
+
+
+def test_searchpipeline_rows_equal_the_json(env):
+    spec = {"hybrid_index_name": "notes_hvi", "search_text": "keyword search ranks documents", "return": {"topN": 3}}
+    expected = search(env, spec)
+    with env["conn"].cursor() as cur:
+        cur.execute("SELECT CHARTOROWID(doc_rowid) AS doc_rowid, score, vector_score, text_score, vector_rank, "
+                    "text_rank, chunk_text, chunk_id, paths FROM DBMS_HYBRID_VECTOR.SEARCHPIPELINE(JSON(:q))",
+                    q=json.dumps(spec))
+        got = cur.fetchall()
+    # no ORDER BY: the rows, not their order (a pipelined function's order is not a query's order)
+    assert sorted((str(r[0]), r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]) for r in got) == sorted(
+        (e["rowid"], e["score"], e["vector_score"], e["text_score"], e["vector_rank"], e["text_rank"],
+         e["chunk_text"], e["chunk_id"], None) for e in expected)
+
+
+def test_hostile_search_text_is_only_words(env):
+    hostile = "'); DROP TABLE notes; -- } { NEAR AND ~ ABOUT( % fuzzy"
+    rows = search(env, {"hybrid_index_name": "notes_hvi", "search_text": hostile, "return": {"topN": 3}})
+    assert len(rows) == 3
+    rows = search(env, {"hybrid_index_name": "notes_hvi", "text": {"search_text": hostile}})
+    assert all(r["text_score"] > 0 for r in rows)
+    with env["conn"].cursor() as cur:
+        cur.execute("SELECT COUNT(*) FROM notes")
+        assert cur.fetchone() == (len(DOCS),)
+        with pytest.raises(oracledb.DatabaseError) as exc:
+            search(env, {"hybrid_index_name": "notes_hvi", "text": {"contains": hostile}})
+        assert ora_code(exc) == 29902
+
+
+@pytest.mark.parametrize("vector_score, text_score, oracle_score", [
+    (61, 35, 58.64), (55.75, 68, 56.86), (56.64, 2, 51.67),          # SEARCH page, complete example
+    (69.69, 68, 69.54), (65.55, 35, 62.77), (68.17, 2, 62.15),       # end-to-end example, default query
+])
+def test_rsf_reproduces_oracles_published_scores(vector_score, text_score, oracle_score):
+    """The RSF formula against the outputs printed in Oracle's DBMS_HYBRID_VECTOR documentation."""
+    from workshop.embedded.hybrid.search import Result, Searcher, _number
+    from workshop.embedded.hybrid.spec import parse
+    spec = parse({"hybrid_index_name": "x", "search_text": "q"})
+    r = Result(1, vector_score=vector_score, text_score=text_score, in_vector=True, in_text=True)
+    assert _number(Searcher._score(None, spec, r)) == oracle_score

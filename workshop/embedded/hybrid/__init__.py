@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from ..errors import EngineError
+from ..errors import EngineError, ora_error
 from . import index as hybrid_index
 from . import preferences
-from .search import Searcher
+from .search import PIPELINE_COLUMNS, PIPELINE_TYPES, Searcher
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -83,7 +83,12 @@ def install(engine: "Engine") -> None:
         for info in hybrid_index.all_indexes(conn):
             text_info = get_text_index(conn, info.index_name)
             if text_info is not None and text_info.syncs_at_commit and hybrid_index.has_pending(conn, info):
-                hybrid_index.sync(conn, info, embed)
+                try:
+                    hybrid_index.sync(conn, info, embed)
+                except EngineError as exc:   # e.g. the model was dropped with force => TRUE
+                    raise ora_error(exc.code, f"{exc.message} (hybrid vector index {info.index_name} cannot "
+                                              f"embed the rows of this transaction; roll back or recreate "
+                                              f"the index)") from None
     engine.commit_hooks.append(on_commit)
 
     sync_text = engine.procedures.get("CTX_DDL.SYNC_INDEX")
@@ -104,6 +109,9 @@ def install(engine: "Engine") -> None:
                         text_info=lambda name: get_text_index(db, name))
     engine.register("ORA_HYBRID_VECTOR_SEARCH", searcher.run, 1)
     T.ENGINE_FUNCTIONS["DBMS_HYBRID_VECTOR.SEARCH"] = ("ORA_HYBRID_VECTOR_SEARCH", "CLOB")
+    engine.table_functions["DBMS_HYBRID_VECTOR.SEARCHPIPELINE"] = lambda engine_, spec: searcher.pipeline_rows(spec)
+    T.TABLE_FUNCTIONS["DBMS_HYBRID_VECTOR.SEARCHPIPELINE"] = ([c.upper() for c in PIPELINE_COLUMNS],
+                                                             list(PIPELINE_TYPES))
 
     # The search returns rowids as text; Oracle's examples join back with CHARTOROWID(r.row_id).
     engine.register("ORA_CHARTOROWID", chartorowid, 1, deterministic=True)

@@ -273,15 +273,23 @@ def _index_documents(db: sqlite3.Connection, info: HybridIndex, rids: list[int],
                      np.asarray(vec, dtype=np.float32).tobytes()) for (rid, c), vec in zip(chunks, vectors)])
 
 
-def chunks(db: sqlite3.Connection, info: HybridIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
-    """All chunks of the index that belong to existing rows: (rids, chunk_ids, float32 matrix, texts)."""
+def chunks(db: sqlite3.Connection, info: HybridIndex, rids: list[int] | None = None,
+           with_vectors: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """Chunks of the index that belong to existing rows (all, or those of `rids`):
+    (rids, chunk_ids, float32 matrix, texts), in rowid and chunk order."""
     vr = shadow(info.index_name, "VR")
-    rows = db.execute(f"SELECT v.rid, v.chunk_id, v.embedding, v.chunk_text FROM {vr} v "
-                      f"JOIN {q(info.table_name)} t ON t.rowid = v.rid ORDER BY v.rid, v.chunk_id").fetchall()
+    where, args = "", []
+    if rids is not None:
+        if not rids:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32), []
+        where, args = f" WHERE v.rid IN ({','.join('?' * len(rids))})", list(rids)
+    rows = db.execute(f"SELECT v.rid, v.chunk_id, {'v.embedding' if with_vectors else 'NULL'}, v.chunk_text "
+                      f"FROM {vr} v JOIN {q(info.table_name)} t ON t.rowid = v.rid{where} "
+                      f"ORDER BY v.rid, v.chunk_id", args).fetchall()
     if not rows:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32), []
-    rids = np.array([r[0] for r in rows], dtype=np.int64)
     ids = np.array([r[1] for r in rows], dtype=np.int64)
-    matrix = np.stack([np.frombuffer(r[2], dtype=np.float32) for r in rows])
-    return rids, ids, matrix, [r[3] for r in rows]
+    matrix = (np.stack([np.frombuffer(r[2], dtype=np.float32) for r in rows]) if with_vectors
+              else np.zeros((len(rows), 0), dtype=np.float32))
+    return np.array([r[0] for r in rows], dtype=np.int64), ids, matrix, [r[3] for r in rows]
 

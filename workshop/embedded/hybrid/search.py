@@ -45,6 +45,10 @@ from . import index as hybrid_index
 from .spec import SearchSpec, parse
 
 MISSING_RANK = 1000
+#: SEARCHPIPELINE record members (VARCHAR2(18), five NUMBERs, VARCHAR2(32767), two VARCHAR2(4000)).
+PIPELINE_COLUMNS = ("doc_rowid", "score", "vector_score", "text_score", "vector_rank", "text_rank", "chunk_text",
+                    "chunk_id", "paths")
+PIPELINE_TYPES = ("VARCHAR2", "NUMBER", "NUMBER", "NUMBER", "NUMBER", "NUMBER", "VARCHAR2", "VARCHAR2", "VARCHAR2")
 
 
 @dataclass
@@ -123,6 +127,14 @@ class Searcher:
         results = self.search(spec, info)
         return json.dumps([self._row(r, spec) for r in results], ensure_ascii=False)
 
+    def pipeline_rows(self, raw) -> list[tuple]:
+        """DBMS_HYBRID_VECTOR.SEARCHPIPELINE: the same results as rows (doc_rowid ... paths); fields
+        left out of return.values are NULL."""
+        spec = parse(raw)
+        results = self.search(spec, self._index(spec.index_name))
+        names = ("rowid",) + PIPELINE_COLUMNS[1:-1]
+        return [tuple(self._row(r, spec).get(n) for n in names) + (None,) for r in results]
+
     def _index(self, name: str) -> hybrid_index.HybridIndex:
         parts = [p for p in name.split(".")]
         resolved = hybrid_index.ident(parts[-1]) if parts[-1] else ""
@@ -136,9 +148,15 @@ class Searcher:
     def search(self, spec: SearchSpec, info: hybrid_index.HybridIndex) -> list[Result]:
         pool = max(100, 10 * spec.top_n)
         chunk_mode = spec.mode == "CHUNK"
-        rids, cids, matrix, texts = hybrid_index.chunks(self.db, info)
-        chunk_scores = self._chunk_scores(spec, info, matrix) if spec.vector is not None else None
         text_hits = self._text_hits(spec, info) if spec.text is not None else None
+        if spec.vector is not None:
+            rids, cids, matrix, texts = hybrid_index.chunks(self.db, info)
+            chunk_scores = self._chunk_scores(spec, info, matrix)
+        else:   # keyword only: the chunks are needed only for chunk_text / chunk_id of the hits
+            kept = sorted(text_hits.items(), key=lambda kv: (-kv[1], kv[0]))[:spec.text.result_max or pool]
+            rids, cids, matrix, texts = hybrid_index.chunks(self.db, info, sorted(r for r, _ in kept),
+                                                            with_vectors=False)
+            chunk_scores = None
         first_chunk: dict[int, int] = {}
         for i, rid in enumerate(rids.tolist()):
             first_chunk.setdefault(rid, i)
