@@ -240,3 +240,23 @@ def show_sql(sql: object, binds: Mapping[str, object] | None = None) -> SqlView:
         binds = binds if binds is not None else getattr(sql, "binds", None)
         sql = getattr(sql, "sql", sql)
     return SqlView(sql, binds)
+
+
+class Captioned:
+    """A DataFrame with a caption line above it (which engine, model or reranker produced it), as HTML in
+    Jupyter and as text elsewhere; the caption is escaped like every other cell."""
+
+    def __init__(self, frame: pd.DataFrame, caption: str):
+        self.frame, self.caption = frame, caption
+
+    def _repr_html_(self) -> str:
+        return (f"<div><p style='margin:0 0 4px 0'><em>{html.escape(self.caption)}</em></p>"
+                f"{self.frame.to_html(index=False, escape=True)}</div>")
+
+    def __repr__(self) -> str:
+        return f"{self.caption}\n{self.frame.to_string(index=False)}"
+
+
+def captioned(frame: pd.DataFrame, caption: str) -> Captioned:
+    """`frame` shown under `caption`, e.g. captioned(hits, f"reranked by {reranker_label(conn)}")."""
+    return Captioned(frame, caption)

@@ -21,6 +21,7 @@ import pandas as pd
 
 from . import config, db, models, schema
 from .data import DATA_VERSION
+from .data.finance import FINANCE_TABLES
 from .setup import (SLIM_IMAGE_ADVICE, VECTOR_POOL_ADVICE, banner, engine_of, existing_graphs, existing_indexes,
                     existing_models, existing_tables, expected_counts, is_embedded, oracle_text_installed, read_meta,
                     scalar)
@@ -283,6 +284,7 @@ PREFLIGHT_TABLES: dict[str, list[str]] = {
     "01": ["WORKSHOP_META", "PAPERS"],
     "02": ["WORKSHOP_META", "PAPERS", "AUTHORS", "PAPER_AUTHORS", "PAPER_SIMILARITY", "RESEARCH_CHUNKS"],
     "03": [],
+    "04": ["WORKSHOP_META", *(t.name for t in FINANCE_TABLES)],       # part 04 reads the FINANCE schema
 }
 
 

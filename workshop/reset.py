@@ -85,6 +85,8 @@ def all_workshop_objects() -> list[tuple[str, str]]:
     objects = [(o.kind, o.name) for o in schema.learner_objects()]
     objects += [("PROPERTY GRAPH", g.name) for g in schema.GRAPHS]
     objects += [("TABLE", t.name) for t in reversed(schema.TABLES)]
+    from .data.finance import FINANCE_TABLES
+    objects += [("TABLE", t.name) for t in reversed(FINANCE_TABLES)]
     objects += [("MINING MODEL", m.name) for m in schema.MODELS]
     return objects
 

@@ -291,6 +291,7 @@ LEARNER_OBJECTS: dict[int, tuple[LearnerObject, ...]] = {
     2: (),
     3: tables("CONVERSATION_MEMORY", "KNOWLEDGE_BASE_VS", "WORKFLOW_VS", "TOOLBOX_VS", "ENTITY_VS",
               "SUMMARY_VS", "TOOL_LOG"),
+    4: tables("KNOWLEDGE_FACTS", "AML_KNOWLEDGE_VS", "AML_CHAT_HISTORY", "AML_SEMANTIC_CACHE"),
 }
 
 

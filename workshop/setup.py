@@ -25,6 +25,7 @@ from . import config, db, models, schema
 from .data import (DATA_VERSION, authorship_edges, load_authors, load_chunks, load_documents, load_papers,
                    verify_manifest)
 from .models.maxsim_reranker import RERANKER_SHA256
+from .data import finance
 from .models.model_cache import sha256_file
 from .reset import reset_everything
 
@@ -91,6 +92,7 @@ def expected_counts() -> dict[str, int]:
         "PAPER_SIMILARITY": SIMILAR_PER_PAPER * len(papers),
         "DOCUMENTS": len(load_documents()),
         "RESEARCH_CHUNKS": len(load_chunks()),
+        **finance.expected_finance_counts(),
     }
 
 
@@ -181,7 +183,7 @@ class _Builder:
         if not is_embedded(self.conn) and not oracle_text_installed(self.conn):
             raise SetupError(SLIM_IMAGE_ADVICE)
         verify_manifest()
-        for table in schema.TABLES:
+        for table in (*schema.TABLES, *finance.FINANCE_TABLES):
             self.check_columns(table)
         meta = read_meta(self.conn)
         recorded = meta.get("embedding_model")
@@ -445,8 +447,9 @@ WHERE rank_no <= {int(k)}
 
 def table_counts(conn: oracledb.Connection) -> dict[str, int]:
     present = existing_tables(conn)
-    return {t.name: scalar(conn, f"SELECT COUNT(*) FROM {t.name.lower()}")
-            for t in schema.TABLES if t.name in present}
+    counts = {t.name: scalar(conn, f"SELECT COUNT(*) FROM {t.name.lower()}")
+              for t in schema.TABLES if t.name in present}
+    return {**counts, **finance.finance_counts(conn)}
 
 
 def build(conn: oracledb.Connection, *, progress: bool = True,
@@ -470,6 +473,7 @@ def build(conn: oracledb.Connection, *, progress: bool = True,
     }, overwrite=b.replaced)
     b.ensure_tables()
     b.load_data()
+    finance.ensure_finance(conn, progress=progress, did=b.did)    # part 04's FINANCE schema (no embeddings)
     b.embed("PAPERS", "arxiv_id", schema.PAPER_EMBEDDING_SOURCE)
     b.embed("RESEARCH_CHUNKS", "chunk_id", schema.CHUNK_EMBEDDING_SOURCE)
     b.ensure_similarity(expected_counts()["PAPER_SIMILARITY"])

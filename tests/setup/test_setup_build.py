@@ -13,6 +13,7 @@ from workshop import models, schema
 from workshop.data import (DATA_VERSION, authorship_edges, load_authors, load_chunks, load_documents,
                            load_golden_queries, load_papers)
 from workshop.models.model_cache import sha256_file
+from workshop.data.finance import expected_finance_counts
 from workshop.setup import expected_counts
 
 
@@ -27,7 +28,7 @@ def test_report_lists_every_step_and_the_counts(built):
                    "embedded 162 rows of PAPERS", "PAPER_SIMILARITY", "not a cross-encoder", "took "):
         assert needle in text
     assert expected_counts() == {"PAPERS": 162, "AUTHORS": 66, "PAPER_AUTHORS": 402, "PAPER_SIMILARITY": 810,
-                                 "DOCUMENTS": 39, "RESEARCH_CHUNKS": 229}
+                                 "DOCUMENTS": 39, "RESEARCH_CHUNKS": 229, **expected_finance_counts()}
 
 
 def test_objects_exist_with_the_contract_columns(built_conn):

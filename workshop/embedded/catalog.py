@@ -6,6 +6,8 @@ over these tables, so they are always consistent with the data.
 """
 from __future__ import annotations
 
+import re
+
 import sqlite3
 from dataclasses import dataclass, field
 
@@ -121,7 +123,10 @@ def bootstrap(conn: sqlite3.Connection, extra_views: dict[str, str] | None = Non
     """Create the ORA$ tables and dictionary views if the file is new or its views are stale (idempotent)."""
     views = dict(_VIEWS, **(extra_views or {}))
     existing = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('view', 'table')")}
-    if "ORA$META" in existing and all(v in existing for v in views) and _catalog_version(conn) == CATALOG_VERSION:
+    extra_names = [m.group(1) for m in (re.match(r'\s*CREATE TABLE IF NOT EXISTS "([^"]+)"', s)
+                                        for s in extra_tables or []) if m]
+    if "ORA$META" in existing and all(v in existing for v in views) and _catalog_version(conn) == CATALOG_VERSION \
+            and all(name in existing for name in extra_names):      # an extension's tables on an older file
         return
     conn.execute("BEGIN IMMEDIATE")
     try:
