@@ -291,6 +291,8 @@ LEARNER_OBJECTS: dict[int, tuple[LearnerObject, ...]] = {
     2: (),
     3: tables("CONVERSATION_MEMORY", "KNOWLEDGE_BASE_VS", "WORKFLOW_VS", "TOOLBOX_VS", "ENTITY_VS",
               "SUMMARY_VS", "TOOL_LOG"),
+    # part 05: the knowledge-base tables (workshop.pipeline.kb); their indexes and RLS policies go with them
+    5: tables("KNOWLEDGE_BASE_CHUNK", "KNOWLEDGE_BASE_DOCUMENT"),
 }
 
 

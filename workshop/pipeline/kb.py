@@ -12,14 +12,13 @@ row-level security policies, so run the policy cell after it.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import oracledb
 
 from workshop import schema
-from workshop.data.loaders import DATA_DIR
+from workshop.data.loaders import load_kb_chunks, load_kb_documents
 
 DOCUMENT_TABLE = "KNOWLEDGE_BASE_DOCUMENT"
 CHUNK_TABLE = "KNOWLEDGE_BASE_CHUNK"
@@ -103,19 +102,14 @@ INDEX_DDL = (
 )
 
 
-def _read(name: str) -> list[dict]:
-    with (DATA_DIR / "kb" / name).open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
 def authored_documents() -> list[dict]:
     """workshop/data/kb/documents.jsonl: new documents, and overrides of corpus documents (`from_corpus`)."""
-    return _read("documents.jsonl")
+    return load_kb_documents()
 
 
 def authored_chunks() -> list[dict]:
     """workshop/data/kb/chunks.jsonl: bibliography chunks, a deleted chunk, and the chunks of new documents."""
-    return _read("chunks.jsonl")
+    return load_kb_chunks()
 
 
 @dataclass(frozen=True)
