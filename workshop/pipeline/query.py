@@ -54,6 +54,8 @@ PROCEDURE = re.compile(r"\b(how (do|can|should) (i|we)|steps?|procedure|fix|reco
 #: Words that start questions and sentences: capitalised, but never names.
 QUESTION_WORDS = frozenset("what which who whom whose when where why how does do did is are can could should "
                            "would will the a an and or in on of for to i we you my our".split())
+#: "Quoted phrases" are entities, taken as written.
+QUOTED = re.compile(r'"([^"]+)"')
 #: Capitalised phrases: one or more capitalised words in a row.
 CAPITALISED = re.compile(r"\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*")
 #: Identifier-like tokens: a digit, an underscore or an inner dot/hyphen between letters (ORA-51962, MK-4012).
@@ -62,8 +64,10 @@ IDENTIFIER = re.compile(r"\b[A-Za-z][\w]*(?:[-_.][\w]+)+\b|\b\w*\d\w*\b")
 TOKEN_BUDGETS = {"comparison": 1200, "procedure": 900, "lookup": 600}
 
 
-def _entities(question: str) -> list[str]:
-    found: list[str] = []
+def find_entities(question: str) -> list[str]:
+    """Quoted phrases, capitalised phrases (question words stripped), identifiers and known names, once each."""
+    found: list[str] = [m.group(1) for m in QUOTED.finditer(question)]
+    question = QUOTED.sub(" ", question)
     for match in CAPITALISED.finditer(question):
         words = match.group(0).split()
         while words and words[0].lower() in QUESTION_WORDS:
@@ -80,7 +84,8 @@ def _entities(question: str) -> list[str]:
     return list(unique.values())
 
 
-def _expansions(question: str) -> list[str]:
+def find_expansions(question: str) -> list[str]:
+    """The thesaurus paraphrases of every concept stem the question contains."""
     words = re.findall(r"[a-z]+", question.lower())
     out: list[str] = []
     for stem, paraphrases in THESAURUS.items():
@@ -89,7 +94,8 @@ def _expansions(question: str) -> list[str]:
     return out
 
 
-def _intent(question: str) -> str:
+def classify_intent(question: str) -> str:
+    """comparison, procedure or lookup."""
     if COMPARISON.search(question):
         return "comparison"
     if PROCEDURE.search(question):
@@ -97,7 +103,8 @@ def _intent(question: str) -> str:
     return "lookup"
 
 
-def _collections(question: str) -> list[str]:
+def choose_collections(question: str) -> list[str]:
+    """The collections the question names (paper, runbook, docs, blog), or all four."""
     words = set(re.findall(r"[a-z-]+", question.lower()))
     named = sorted({c for w, c in COLLECTION_WORDS.items() if w in words}, key=ALL_COLLECTIONS.index)
     return named or list(ALL_COLLECTIONS)
@@ -123,9 +130,9 @@ def understand_query(question: str, *, llm: Callable[[str], dict] | None = None)
         if missing:
             raise ValueError(f"the LLM plan lacks {sorted(missing)}")
     else:
-        intent = _intent(question)
-        plan = {"entities": _entities(question), "expansions": _expansions(question), "intent": intent,
-                "collections": _collections(question), "token_budget": TOKEN_BUDGETS[intent],
+        intent = classify_intent(question)
+        plan = {"entities": find_entities(question), "expansions": find_expansions(question), "intent": intent,
+                "collections": choose_collections(question), "token_budget": TOKEN_BUDGETS[intent],
                 "diversify_by": "document_id" if intent == "comparison" else None}
     plan["question"] = question
     plan["lex_query"] = lexical_expression(plan["entities"] + plan["expansions"], question)
