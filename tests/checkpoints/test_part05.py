@@ -130,7 +130,7 @@ WRONG_ANSWERS = [
      "has text outside braces"),
     (1, "no fallback", [('if terms else keyword_terms(question, "or")', "if terms else None")],
      "needs the fallback"),
-    (1, "braces not escaped", [("escape_braces(term)", '"{" + term + "}"')], "outside braces"),
+    (1, "braces not escaped", [("escape_braces(term)", '"{" + term + "}"')], "inside a term must be doubled"),
     (1, "no diversity for comparisons", [('"document_id" if intent == "comparison" else None', "None")],
      "diversify_by is None for a comparison"),
     # TODO 2: the policy loop
