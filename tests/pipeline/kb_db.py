@@ -44,3 +44,29 @@ def kb_db(kb_template, tmp_path, monkeypatch) -> Path:
 
 
 
+
+
+@pytest.fixture(scope="module")
+def secured_db(kb_template, tmp_path_factory) -> Path:
+    """A module's own copy of the template with the tenant policies on both tables (read-only tests share it)."""
+    path = copy_db(kb_template, tmp_path_factory.mktemp("secured") / "workshop.db")
+    from workshop.pipeline import security
+    conn = connect(path)
+    try:
+        security.protect_all_tenant_tables(conn)
+    finally:
+        conn.close()
+    return path
+
+
+@pytest.fixture
+def secured(secured_db, monkeypatch):
+    """A connection to the secured database (tenant not set), selected as the workshop database."""
+    monkeypatch.delenv("ORACLE_DSN", raising=False)
+    for name in ("EMBED_MODEL", "RERANK_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("WORKSHOP_EMBEDDED_DB", str(secured_db))
+    conn = connect(secured_db)
+    yield conn
+    conn.rollback()
+    conn.close()
