@@ -8,10 +8,10 @@ Python, the question formatted into the SQL text) fails too. Every check leaves 
 tenant as it found it and rolls back what it wrote.
 
     from checkpoints import part05
-    part05.todo_1(conn, understand_query)          # stage 1: the plan and its braced lexical expression
-    part05.todo_2(conn, protect_tenant_tables)     # stage 2: a policy on every table with a TENANT_ID
-    part05.todo_3(conn, search_knowledge_base)     # stages 3-5 in one statement
-    part05.todo_4(conn, budget_context)            # stage 6: greedy budgeting
+    part05.check_understand_query(conn, understand_query)              # stage 1: the plan, a braced expression
+    part05.check_protect_tenant_tables(conn, protect_tenant_tables)    # stage 2: a policy per TENANT_ID table
+    part05.check_search_knowledge_base(conn, search_knowledge_base)    # stages 3-5 in one statement
+    part05.check_budget_context(conn, budget_context)                  # stage 6: greedy budgeting
 """
 from __future__ import annotations
 
@@ -31,7 +31,9 @@ from workshop.pipeline.query import understand_query as reference_plan
 from workshop.pipeline.running_question import QUESTION, TENANT, USER
 from workshop.pipeline.search import fuse, lexical_pool_sql, plan_binds, pool
 
-from .framework import checkpoint, expect, expect_keys, fail
+from .framework import RecordingConnection, checkpoint, expect, expect_bound, expect_keys, fail
+
+NOTEBOOK = "05_hybrid_pipeline.ipynb"
 
 PLAIN_QUESTION = "where do models attend least within a long context?"
 NEAR_QUESTION = "Which runbook says what to do near midnight and NOT during the purge?"
@@ -80,8 +82,8 @@ def _runs_in_contains(conn: oracledb.Connection, expression: str, question: str)
             fail(f"the lex_query of {question!r} breaks CONTAINS: {str(exc).splitlines()[0]}", PLAN_HINT)
 
 
-@checkpoint("TODO 1: understand_query, the plan of a question", hint=PLAN_HINT)
-def todo_1(conn: oracledb.Connection, understand_query: Callable[[str], dict]) -> str:
+@checkpoint("understand_query, the plan of a question", hint=PLAN_HINT)
+def check_understand_query(conn: oracledb.Connection, understand_query: Callable[[str], dict]) -> str:
     plan = understand_query(QUESTION)
     expect(isinstance(plan, Mapping), f"understand_query returned {type(plan).__name__}, expected a dict")
     expect_keys(plan, ["entities", "expansions", "intent", "collections", "token_budget", "diversify_by",
@@ -149,8 +151,8 @@ def _scalar(conn: oracledb.Connection, sql: str, **binds: Any) -> Any:
         return cur.fetchone()[0]
 
 
-@checkpoint("TODO 2: a tenant policy on every table with a TENANT_ID", hint=POLICY_HINT)
-def todo_2(conn: oracledb.Connection, protect_tenant_tables: Callable[[oracledb.Connection], Any]) -> str:
+@checkpoint("a tenant policy on every table with a TENANT_ID", hint=POLICY_HINT)
+def check_protect_tenant_tables(conn: oracledb.Connection, protect_tenant_tables: Callable[[oracledb.Connection], Any]) -> str:
     protect_tenant_tables(conn)
     try:
         protect_tenant_tables(conn)
@@ -189,46 +191,6 @@ def todo_2(conn: oracledb.Connection, protect_tenant_tables: Callable[[oracledb.
 
 
 # --------------------------------------------------------------------------- TODO 3
-class _RecordingCursor:
-    def __init__(self, cursor: Any, log: list):
-        self._cursor, self._log = cursor, log
-
-    def execute(self, statement, parameters=None, **kwargs):
-        self._log.append((statement, parameters if parameters is not None else kwargs))
-        return self._cursor.execute(statement, parameters, **kwargs) if parameters is not None \
-            else self._cursor.execute(statement, **kwargs)
-
-    def executemany(self, statement, parameters, **kwargs):
-        self._log.append((statement, parameters))
-        return self._cursor.executemany(statement, parameters, **kwargs)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self._cursor.close()
-        return False
-
-    def __iter__(self):
-        return iter(self._cursor)
-
-    def __getattr__(self, name):
-        return getattr(self._cursor, name)
-
-
-class RecordingConnection:
-    """The learner's connection, recording every statement run through it (SQL text and binds)."""
-
-    def __init__(self, conn: oracledb.Connection):
-        self._conn, self.statements = conn, []
-
-    def cursor(self, *args, **kwargs):
-        return _RecordingCursor(self._conn.cursor(*args, **kwargs), self.statements)
-
-    def __getattr__(self, name):
-        return getattr(self._conn, name)
-
-
 def _scope_facts() -> dict[str, dict]:
     """Chunk id -> facts from the shipped files: tenant, document, collection, user, lifecycle, section."""
     documents = {d["doc_id"]: {"tenant": d["tenant"], "collection": d["collection"], "user": None,
@@ -282,15 +244,14 @@ def _check_search(conn: oracledb.Connection, search: Callable[..., Any], questio
     call = f"search_knowledge_base(conn, plan, user_id={user_id!r}, top_k={top_k})"
     recorder = RecordingConnection(conn)
     rows = _records(search(recorder, plan, user_id=user_id, top_k=top_k))
-    queries = [s for s, _ in recorder.statements if re.match(r"\s*(WITH|SELECT)\b", s, re.I)]
+    queries = recorder.queries()
     expect(len(queries) == 1, f"{call} ran {len(queries)} queries, expected one statement for stages 3-5",
            "Pools, fusion and rerank belong in ONE statement (WITH vec_pool, lex_pool, fused, candidates SELECT ...).")
-    sql, binds = recorder.statements[-1][0], recorder.statements[-1][1]
-    bound = set(map(str, binds.values())) if isinstance(binds, Mapping) else set(map(str, binds or ()))
+    expect_bound(recorder, {"query": plan["question"], "lex_query": plan["lex_query"], "user_id": user_id}, call)
+    bound = set(map(str, queries[0].bind_values()))
     for value, what in ((plan["question"], "the question"), (plan["lex_query"], "the lexical expression"),
                         (user_id, "the user id")):
-        in_text = f"'{value}'" in sql if what == "the user id" else value in sql
-        expect(not in_text and value in bound, f"{what} is formatted into the SQL text instead of bound",
+        expect(value in bound, f"{call} does not bind {what} ({value!r})",
                "Bind it (:query, :lex_query, :user_id); only the model names are written into the SQL.")
     expect(len(rows) <= top_k, f"{call} returned {len(rows)} rows, expected at most {top_k}",
            "FETCH FIRST :top_k ROWS ONLY in the candidates CTE.")
@@ -365,8 +326,8 @@ def _distinct_lexical_ranks(rows: list[dict], vec_part: dict[str, float], lexica
     return bool(tied) and len({implied[i] for i in tied}) == len(tied)
 
 
-@checkpoint("TODO 3: stages 3-5 in one statement", hint=SEARCH_HINT)
-def todo_3(conn: oracledb.Connection, search_knowledge_base: Callable[..., Any]) -> str:
+@checkpoint("stages 3-5 in one statement", hint=SEARCH_HINT)
+def check_search_knowledge_base(conn: oracledb.Connection, search_knowledge_base: Callable[..., Any]) -> str:
     facts = _scope_facts()
     before = security.current_tenant(conn)
     try:
@@ -400,8 +361,8 @@ def _kept(result: Any, what: str) -> tuple[list[dict], Any]:
     return working_set, report
 
 
-@checkpoint("TODO 4: budget_context, greedy budgeting", hint=BUDGET_HINT)
-def todo_4(conn: oracledb.Connection, budget_context: Callable[..., Any]) -> str:
+@checkpoint("budget_context, greedy budgeting", hint=BUDGET_HINT)
+def check_budget_context(conn: oracledb.Connection, budget_context: Callable[..., Any]) -> str:
     ranked = [_row(f"A{n}", "DOC-A", 0.90 - n * 0.01, _text(f"alpha{n}x", 40)) for n in range(1, 6)]
     ranked.append(_row("B1", "DOC-B", 0.84, _text("beta", 40)))
     source = {r["id"]: r for r in ranked}

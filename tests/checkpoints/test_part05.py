@@ -26,6 +26,9 @@ TODOS = {
 }
 
 
+NAMES = {1: "understand_query", 2: "protect_tenant_tables", 3: "search_knowledge_base", 4: "budget_context"}
+
+
 def _cells(path) -> dict[str, str]:
     return {cell.id: cell.source for cell in read_notebook(path).cells if cell.cell_type == "code"}
 
@@ -78,7 +81,7 @@ def test_the_notebooks_pair_each_todo_with_its_checkpoint():
     tagged = {cell.id: cell.metadata.get("workshop", {}).get("todo") for cell in student.cells}
     for number, (cell, checkpoint_cell, _) in TODOS.items():
         assert tagged[cell] == number and tagged[checkpoint_cell] == number
-        assert f"part05.todo_{number}(" in SOLUTION_CELLS[checkpoint_cell]
+        assert f"part05.check_{NAMES[number]}(" in SOLUTION_CELLS[checkpoint_cell]
         assert STUDENT_CELLS[cell] != SOLUTION_CELLS[cell]
 
 
@@ -156,9 +159,9 @@ WRONG_ANSWERS = [
      "`user_id = :user_id` alone hides them"),
     (3, "the user formatted into the SQL", [("d.user_id = :user_id)", "d.user_id = '{user_id}')"),
                                             ("user_id=user_id, ", "")],
-     "the user id is formatted into the SQL text instead of bound"),
+     "writes user_id='jane' into the SQL text"),
     (3, "the question formatted into the SQL", [("USING :query AS data", "USING '{plan['question']}' AS data")],
-     "the question is formatted into the SQL text instead of bound"),
+     "into the SQL text instead of binding"),
     (3, "a hard-coded 40", [("FETCH FIRST :top_k ROWS ONLY)", "FETCH FIRST 40 ROWS ONLY)"),
                             ("\n                 top_k=top_k)", ")")], "expected at most 12"),
     (3, "fusion in Python", [("""    with conn.cursor() as cur:
