@@ -24,6 +24,7 @@ import oracledb
 from . import config, db, models, schema
 from .data import (DATA_VERSION, authorship_edges, load_authors, load_chunks, load_documents, load_papers,
                    verify_manifest)
+from .models.maxsim_reranker import RERANKER_SHA256
 from .models.model_cache import sha256_file
 from .reset import reset_everything
 
@@ -246,11 +247,16 @@ class _Builder:
         if "embedding_model_sha256" in facts:       # new to these tables: check its vectors fit the columns
             self.check_dimensions()
 
+        if self.reranker == schema.RERANKER_MODEL.name and self.reranker in present:
+            self.replace_stale_reranker(meta, present)
         if self.reranker not in present:
             if self.reranker != schema.RERANKER_MODEL.name:
                 raise SetupError(f"RERANK_MODEL={self.reranker}, but no model of that name is loaded; load it first "
                                  f"or unset RERANK_MODEL to use the set-up's {schema.RERANKER_MODEL.name}.")
-            self.load_model(self.reranker, models.ensure_reranker_model().read_bytes(), models.reranker_metadata())
+            path = models.ensure_reranker_model()
+            self.load_model(self.reranker, path.read_bytes(), models.reranker_metadata())
+            facts["reranker_model_sha256"] = sha256_file(path)
+            self.replaced.add("reranker_model_sha256")
         card = models.describe_reranker()
         if self.reranker == schema.RERANKER_MODEL.name:
             facts["reranker_label"] = card["label"]
@@ -259,6 +265,18 @@ class _Builder:
             facts["reranker_label"] = f"{self.reranker} (loaded outside the set-up)"
             facts["reranker_is_stand_in"] = "unknown"
         return facts
+
+    def replace_stale_reranker(self, meta: dict[str, str], present: dict[str, str]) -> None:
+        """The set-up's own RERANKER is replaced when WORKSHOP_META does not record the sha256 of the file
+        this checkout builds (a database set up with an older reranker, e.g. the bi-encoder cosine one).
+        Nothing depends on its scores, so dropping and loading again loses nothing."""
+        if meta.get("reranker_model_sha256") == RERANKER_SHA256:
+            return
+        with self.conn.cursor() as cur:
+            cur.execute("BEGIN DBMS_VECTOR.DROP_ONNX_MODEL(model_name => :name, force => TRUE); END;",
+                        {"name": self.reranker})
+        self.did(f"dropped model {self.reranker}: it is not the reranker this checkout builds")
+        del present[self.reranker]
 
     def check_dimensions(self) -> None:
         dims = scalar(self.conn, f"SELECT VECTOR_DIMENSION_COUNT(VECTOR_EMBEDDING({self.model} USING "
@@ -469,7 +487,7 @@ def build(conn: oracledb.Connection, *, progress: bool = True,
 def describe_reranker_line(name: str) -> str:
     card = models.describe_reranker()
     if name == schema.RERANKER_MODEL.name and card["is_stand_in"]:
-        return f"{name}: {models.STAND_IN}"
+        return f"{name}: {models.RERANKER_SUMMARY}"
     if name == schema.RERANKER_MODEL.name:
         return f"{name}: {card['label']}"
     return f"{name} (loaded outside the set-up)"

@@ -100,7 +100,7 @@ def test_statement_batches_model_calls(loaded, monkeypatch):
     assert calls == [20]
 
 
-def test_prediction_reranks_and_is_labelled_stand_in(loaded):
+def test_prediction_reranks_with_the_late_interaction_reranker(loaded):
     query = "how do I fix an empty vector memory pool"
     docs = ["Set vector_memory_size and restart to fix ORA-51962 (the vector pool is empty).",
             "Reciprocal rank fusion adds 1/(k + rank) across rankings.",
@@ -113,10 +113,52 @@ def test_prediction_reranks_and_is_labelled_stand_in(loaded):
     assert rows[0][0] == 0 and all(isinstance(s, float) for _, s in rows)
     loaded.execute("SELECT PREDICTION(RERANKER USING :q AS DATA1, 'x' AS DATA2) FROM dual", q=query)
     assert isinstance(loaded.fetchone()[0], float)
-    assert models.describe_reranker()["is_stand_in"] is True
+    assert models.describe_reranker()["kind"] == "late-interaction-maxsim"
     with pytest.raises(oracledb.DatabaseError) as exc:
         loaded.execute("SELECT VECTOR_EMBEDDING(RERANKER USING 'x' AS data) FROM dual")
     assert ora_code(exc) == 40215
+
+
+def _rerank(cur, query):
+    cur.execute("""SELECT id, PREDICTION(RERANKER USING :q AS FIRST_INPUT, title || '. ' || body AS SECOND_INPUT)
+                   FROM cand ORDER BY id""", q=query)
+    return cur.fetchall()
+
+
+def test_one_prediction_statement_scores_every_candidate_and_reuses_passage_states(loaded, model_files, monkeypatch):
+    rows = [(i, f"Title {i % 3}", f"passage {i} about vector memory, reranking and agents") for i in range(40)]
+    loaded.execute("CREATE TABLE cand (id NUMBER, title VARCHAR2(40), body VARCHAR2(200))")
+    loaded.executemany("INSERT INTO cand VALUES (:1, :2, :3)", rows)
+    calls = []
+    original = models.LoadedModel.predict
+
+    def counting(self, inputs, **kwargs):
+        hits = self.state_cache.stats()["hits"]
+        result = original(self, inputs, **kwargs)
+        calls.append((len(inputs["FIRST_INPUT"]), self.state_cache.stats()["hits"] - hits))
+        return result
+    monkeypatch.setattr(models.LoadedModel, "predict", counting)
+    first = _rerank(loaded, "size of the vector memory pool")
+    second = _rerank(loaded, "how agents rerank")
+    assert [n for n, _ in calls] == [40, 40]                 # one model call per statement
+    assert calls[0][1] == 0 and calls[1][1] == 40            # the second statement read every passage from cache
+    runtime = models.load_model("R", model_files[1].read_bytes(), models.reranker_metadata())
+    for query, got in (("size of the vector memory pool", first), ("how agents rerank", second)):
+        want = runtime.predict({"FIRST_INPUT": [query] * 40, "SECOND_INPUT": [f"{t}. {b}" for _, t, b in rows]},
+                               batched=False)
+        assert np.abs(np.array([s for _, s in got]) - want).max() < 1e-6
+
+
+def test_dropping_the_model_drops_its_cached_states(loaded, model_files):
+    from workshop.embedded import model_support
+    loaded.execute("CREATE TABLE cand (id NUMBER, title VARCHAR2(40), body VARCHAR2(200))")
+    loaded.execute("INSERT INTO cand VALUES (1, 'T', 'cached passage')")
+    _rerank(loaded, "q")
+    cached = [m for m in model_support._LOADED.values() if getattr(m, "name", None) == "RERANKER"]
+    assert cached and any(len(m.state_cache) for m in cached)
+    loaded.execute("BEGIN DBMS_VECTOR.DROP_ONNX_MODEL(model_name => 'RERANKER'); END;")
+    assert all(len(m.state_cache) == 0 for m in cached)
+    assert not [m for m in model_support._LOADED.values() if m in cached]
 
 
 def test_chain_helpers_and_oracle_embeddings(loaded, conn):

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from models_reference import ReferenceBert, WordPieceTokenizer
-from workshop.models import ensure_embedding_model, ensure_reranker_model, load_model, reranker_metadata
+from workshop.models import (ensure_cosine_reranker_model, ensure_embedding_model, ensure_reranker_model, load_model,
+                             reranker_metadata)
 from workshop.models.embedding_model import minilm_folder
 
 
@@ -34,6 +35,16 @@ def reranker_path():
 @pytest.fixture(scope="session")
 def reranker(reranker_path):
     return load_model("RERANKER", reranker_path.read_bytes(), reranker_metadata())
+
+
+@pytest.fixture(scope="session")
+def cosine_reranker_path():
+    return ensure_cosine_reranker_model()
+
+
+@pytest.fixture(scope="session")
+def cosine_reranker(cosine_reranker_path):
+    return load_model("RERANKER_COSINE", cosine_reranker_path.read_bytes(), reranker_metadata())
 
 
 @pytest.fixture(scope="session")

@@ -9,13 +9,15 @@ import pytest
 from onnx import TensorProto
 
 from workshop.models import EMBEDDING_METADATA, ModelBuildError, embedding_model_bytes, load_model
-from workshop.models.cosine_reranker import RERANKER_SHA256
+from workshop.models.cosine_reranker import COSINE_RERANKER_SHA256
 from workshop.models.embedding_model import EMBEDDING_SHA256
+from workshop.models.maxsim_reranker import RERANKER_SHA256, reranker_model_bytes
 from workshop.models.model_cache import atomic_write, ensure_cached, sha256_bytes, sha256_file
 
 # The pins, repeated here on purpose: changing the build must be a deliberate, reviewed change.
 PINNED_EMBEDDING = "163687205c11e57b47a2826a470a7e17e2f4b586f8bd3f9a0819126547691b5c"
-PINNED_RERANKER = "acdfeb41a2956ddf9d08604d4f8f502425a107b311e9e76c6d39c5fa9fa35a00"
+PINNED_RERANKER = "412ca27e5bf2627dc076b3fae384a4853651adef05c76aa5c2ffba12b5bd71c6"     # MaxSim, the default
+PINNED_COSINE_BASELINE = "86e934ed5e82aeb38b08651154bf19914374e3be6edce31b2eaff0df666403b1"
 
 
 def test_embedding_file_matches_pin(embedding_path):
@@ -28,8 +30,14 @@ def test_reranker_file_matches_pin(reranker_path):
     assert sha256_file(reranker_path) == PINNED_RERANKER
 
 
-def test_fresh_build_is_byte_identical_to_cached_file(embedding_path):
+def test_cosine_baseline_file_matches_pin(cosine_reranker_path):
+    assert COSINE_RERANKER_SHA256 == PINNED_COSINE_BASELINE
+    assert sha256_file(cosine_reranker_path) == PINNED_COSINE_BASELINE
+
+
+def test_fresh_build_is_byte_identical_to_cached_file(embedding_path, reranker_path):
     assert sha256_bytes(embedding_model_bytes()) == sha256_file(embedding_path)
+    assert sha256_bytes(reranker_model_bytes()) == sha256_file(reranker_path)
 
 
 def _dims(value):
@@ -62,10 +70,22 @@ def test_embedding_loads_with_default_metadata(embedder):
 
 def test_reranker_file_follows_oracle_reranking_interface(reranker_path):
     model = onnx.load(str(reranker_path))
+    assert model.ir_version == 8
+    assert {o.domain: o.version for o in model.opset_import} == {"": 17, "ai.onnx.contrib": 1}
     assert [(i.name, _dims(i)) for i in model.graph.input] == [("first_input", [1]), ("second_input", [1])]
     assert all(i.type.tensor_type.elem_type == TensorProto.STRING for i in model.graph.input)
     assert [(o.name, o.type.tensor_type.elem_type, _dims(o)) for o in model.graph.output] == [
         ("output", TensorProto.FLOAT, [])]
+    assert not any(t.data_location == TensorProto.EXTERNAL for t in model.graph.initializer)
+    assert reranker_path.stat().st_size < 1 << 30
+    custom = [n for n in model.graph.node if n.domain]
+    assert [(n.domain, n.op_type) for n in custom] == [("ai.onnx.contrib", "BertTokenizer")] * 2
+    for node in custom:
+        attrs = {a.name: a for a in node.attribute}
+        assert attrs["strip_accents"].i == 1 and attrs["do_lower_case"].i == 1
+    # one set of weights serves both towers: the file is the size of one MiniLM
+    assert len({t.name for t in model.graph.initializer}) == len(model.graph.initializer)
+    assert reranker_path.stat().st_size < 1.05 * 90_500_000
 
 
 # -- the cache ---------------------------------------------------------------------------------------

@@ -19,7 +19,8 @@ from workshop.setup import expected_counts
 def test_report_lists_every_step_and_the_counts(built):
     report = built.report
     assert report.engine == "embedded" and report.embedding_model == "ALL_MINILM_L6_V2"
-    assert report.reranker == "RERANKER: stand-in (bi-encoder cosine, not a cross-encoder)"
+    assert report.reranker == f"RERANKER: {models.RERANKER_SUMMARY}"
+    assert "late-interaction (MaxSim)" in report.reranker and "not a cross-encoder" in report.reranker
     assert report.counts == {"WORKSHOP_META": report.counts["WORKSHOP_META"], **expected_counts()}
     text = report.text()
     for needle in ("loaded model ALL_MINILM_L6_V2", "loaded model RERANKER", "created property graph RESEARCH_GRAPH",
@@ -103,6 +104,7 @@ def test_meta_records_data_version_model_and_engine(built_conn):
     assert meta["embedding_dimensions"] == "384"
     assert meta["reranker_model"] == "RERANKER"
     assert meta["reranker_label"] == models.describe_reranker()["label"] and meta["reranker_is_stand_in"] == "true"
+    assert meta["reranker_model_sha256"] == sha256_file(models.ensure_reranker_model())
     assert meta["engine"] == "embedded"
     assert meta["paper_embedding_source"] == "title || '. ' || abstract"
     assert meta["chunk_embedding_source"] == "text"

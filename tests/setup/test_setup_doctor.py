@@ -24,7 +24,7 @@ def test_all_checks_pass_on_a_built_database(built_conn):
     assert failures(results) == {}
     by_name = {r.name: r.detail for r in results}
     assert "384-dimension" in by_name["VECTOR_EMBEDDING works"]
-    assert "stand-in (bi-encoder cosine, not a cross-encoder)" in by_name["reranker"]
+    assert "late-interaction (MaxSim)" in by_name["reranker"] and "not a cross-encoder" in by_name["reranker"]
     assert "embedded engine" in by_name["connection"] and "not applicable" in by_name["vector memory pool"]
     assert "402 wrote edges" in by_name["property graph"]
 

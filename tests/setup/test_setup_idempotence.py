@@ -2,6 +2,9 @@
 set-up must not build on (another model, another data version, a foreign table) stop it with advice."""
 from __future__ import annotations
 
+import json
+
+import oracledb
 import pytest
 
 from tests.setup.conftest import quiet
@@ -69,6 +72,31 @@ def test_missing_model_is_loaded_again(built_conn, copy_conn):
     report = build(copy_conn, progress=False, log=quiet)
     assert report.actions == ["loaded model RERANKER (91 MB ONNX) with DBMS_VECTOR.LOAD_ONNX_MODEL"]
     assert fingerprint(copy_conn, skip_meta=("updated_at",)) == fingerprint(built_conn, skip_meta=("updated_at",))
+
+
+def test_a_database_set_up_with_the_old_reranker_gets_the_new_one(built_conn, copy_conn):
+    """A database whose RERANKER is the former bi-encoder cosine stand-in (no reranker sha recorded)."""
+    with copy_conn.cursor() as cur:
+        cur.execute("BEGIN DBMS_VECTOR.DROP_ONNX_MODEL(model_name => 'RERANKER', force => TRUE); END;")
+        cur.setinputsizes(data=oracledb.DB_TYPE_BLOB)
+        cur.execute("BEGIN DBMS_VECTOR.LOAD_ONNX_MODEL(model_name => 'RERANKER', model_data => :data, "
+                    "metadata => JSON(:meta)); END;", {"data": models.ensure_cosine_reranker_model().read_bytes(),
+                                                       "meta": json.dumps(models.reranker_metadata())})
+        cur.execute("DELETE FROM workshop_meta WHERE key = 'reranker_model_sha256'")
+        cur.execute("UPDATE workshop_meta SET value = 'RERANKER stand-in (bi-encoder cosine, not a cross-encoder)' "
+                    "WHERE key = 'reranker_label'")
+    copy_conn.commit()
+    report = build(copy_conn, progress=False, log=quiet)
+    assert report.actions[:2] == ["dropped model RERANKER: it is not the reranker this checkout builds",
+                                  "loaded model RERANKER (91 MB ONNX) with DBMS_VECTOR.LOAD_ONNX_MODEL"]
+    assert fingerprint(copy_conn, skip_meta=("updated_at",)) == fingerprint(built_conn, skip_meta=("updated_at",))
+    with copy_conn.cursor() as cur:
+        cur.execute("SELECT comments FROM user_mining_models WHERE model_name = 'RERANKER'")
+        assert cur.fetchone()[0] == models.describe_reranker()["label"]     # the card inside the loaded file
+        cur.execute("SELECT key, value FROM workshop_meta WHERE key LIKE 'reranker%' ORDER BY key")
+        meta = dict(cur.fetchall())
+    assert meta["reranker_label"] == models.describe_reranker()["label"]
+    assert build(copy_conn, progress=False, log=quiet).actions == []    # and the next run leaves it alone
 
 
 def test_refuses_tables_embedded_with_another_model(copy_conn, monkeypatch):

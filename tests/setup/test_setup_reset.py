@@ -86,7 +86,7 @@ def test_cli_run_on_a_complete_database_changes_nothing(built_conn, db_copy, mon
     assert setup.main(["--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "everything is present: nothing to do, nothing changed" in out
-    assert "reranker:  RERANKER: stand-in (bi-encoder cosine, not a cross-encoder)" in out
+    assert "reranker:  RERANKER: training-free late-interaction (MaxSim) reranker over all-MiniLM-L6-v2 token states, not a cross-encoder" in out
     assert "PAPER_SIMILARITY     810" in out
     conn = connect(db_copy)
     try:

@@ -51,7 +51,9 @@ VIEWS = {
         FROM "ORA$DIRECTORIES\"""",
 }
 
-_LOADED: dict[str, Any] = {}          # sha256 -> LoadedModel, shared by every engine of the process
+#: (sha256, metadata) -> LoadedModel, shared by every engine of the process. A late-interaction model
+#: keeps its passage token-state cache on this object, so the cache is keyed by the model's bytes.
+_LOADED: dict[tuple[str, str], Any] = {}
 _LOAD_LOCK = threading.Lock()
 
 
@@ -78,7 +80,7 @@ class ModelRegistry:
             raise EngineError(40284, f"model {name} does not exist")
         sha, metadata = row
         with _LOAD_LOCK:
-            model = _LOADED.get(sha)
+            model = _LOADED.get((sha, metadata))
             if model is None:
                 from workshop import models
                 blob = self.engine.db.execute('SELECT model_data FROM "ORA$MODEL_DATA" WHERE model_name = ?',
@@ -87,8 +89,19 @@ class ModelRegistry:
                     model = models.load_model(name, bytes(blob), json.loads(metadata) if metadata else None)
                 except models.ModelError as exc:
                     raise _models_error(exc) from None
-                _LOADED[sha] = model
+                _LOADED[(sha, metadata)] = model
         return model
+
+    def forget(self, name: str) -> None:
+        """Before a model is dropped: close it for scoring and drop its cached passage states."""
+        row = self.engine.db.execute('SELECT sha256, metadata FROM "ORA$MODEL_CATALOG" WHERE model_name = ?',
+                                     (name,)).fetchone()
+        if row is None:
+            return
+        with _LOAD_LOCK:
+            model = _LOADED.pop(tuple(row), None)
+        if model is not None and hasattr(model, "clear_cache"):
+            model.clear_cache()
 
     def store(self, name: str, blob: bytes, metadata: Any) -> None:
         from workshop import models
@@ -103,12 +116,13 @@ class ModelRegistry:
         except models.ModelError as exc:
             raise _models_error(exc) from None
         sha = hashlib.sha256(blob).hexdigest()
+        stored_metadata = json.dumps(model.metadata)
         with _LOAD_LOCK:
-            _LOADED[sha] = model
+            _LOADED[(sha, stored_metadata)] = model
         card = getattr(model, "card", None)
         self.engine.begin_write()
         self.engine.db.execute('INSERT INTO "ORA$MODEL_CATALOG" VALUES (?, ?, ?, ?, datetime(), ?, ?, ?)',
-                               (name, model.function, json.dumps(model.metadata), sha,
+                               (name, model.function, stored_metadata, sha,
                                 json.dumps(model.input_names), getattr(card, "label", None), len(blob)))
         self.engine.db.execute('INSERT INTO "ORA$MODEL_DATA" VALUES (?, ?)', (name, blob))
         bump_ddl_version(self.engine.db)
@@ -232,6 +246,7 @@ def install(engine: "Engine") -> None:
         registry.store(_ident(name), bytes(blob), metadata)
 
     def drop_onnx_model(engine_, model_name=None, force=False, **_):
+        registry.forget(_ident(model_name))
         engine_.begin_write()
         cur = db.execute('DELETE FROM "ORA$MODEL_CATALOG" WHERE model_name = ?', (_ident(model_name),))
         db.execute('DELETE FROM "ORA$MODEL_DATA" WHERE model_name = ?', (_ident(model_name),))

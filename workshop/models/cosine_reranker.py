@@ -1,9 +1,10 @@
-"""The offline default reranker: a clearly labelled STAND-IN, not a cross-encoder.
+"""A named baseline, no longer the default: bi-encoder cosine behind Oracle's reranking interface.
 
-No cross-encoder weights are available from the package registries, so offline the reranker
-scores a (query, passage) pair by the cosine of their all-MiniLM-L6-v2 embeddings, behind
-Oracle's reranking interface (a regression model with inputs first_input / second_input). Its
-scores are cosines in [-1, 1], not cross-encoder logits: compare orderings, never values.
+It scores a (query, passage) pair by the cosine of their all-MiniLM-L6-v2 embeddings, so it reorders
+exactly like vector search with the same model (measured on the golden set: the same top 10 on
+every query). It stays so the evaluation can show that a "reranker" over the embedding model's own
+vectors adds nothing; the default RERANKER is the late-interaction model (maxsim_reranker.py).
+Scores are cosines in [-1, 1], not cross-encoder logits: compare orderings, never values.
 """
 from __future__ import annotations
 
@@ -18,19 +19,18 @@ from workshop.models.embedding_model import MAX_TOKENS, minilm_folder
 from workshop.models.graph_builder import GraphBuilder, make_model
 from workshop.models.model_cache import ensure_cached
 from workshop.models.model_card import ModelCard, batch_props
-from workshop.models.reranker_graph import (FIRST_INPUT, SECOND_INPUT, add_scalar_output, reranker_io,
-                                            reranker_metadata)
+from workshop.models.reranker_graph import FIRST_INPUT, SECOND_INPUT, add_scalar_output, reranker_io
 from workshop.models.tokenizer_graph import add_bert_tokenizer, add_single_encoding
 
-STAND_IN = "stand-in (bi-encoder cosine, not a cross-encoder)"
-RERANKER_FILE = "reranker_stand_in_minilm_l6_cosine.onnx"
+STAND_IN = "baseline (bi-encoder cosine, not a cross-encoder)"
+COSINE_RERANKER_FILE = "reranker_stand_in_minilm_l6_cosine.onnx"
 #: sha256 of the built file (same inputs as the embedding model's pin); tests pin the same value.
-RERANKER_SHA256 = "acdfeb41a2956ddf9d08604d4f8f502425a107b311e9e76c6d39c5fa9fa35a00"
+COSINE_RERANKER_SHA256 = "86e934ed5e82aeb38b08651154bf19914374e3be6edce31b2eaff0df666403b1"
 
 STAND_IN_CARD = ModelCard(
     kind="bi-encoder-cosine",
-    label=f"RERANKER {STAND_IN}: cosine of all-MiniLM-L6-v2 embeddings",
-    description=f"Reranker {STAND_IN}. Scores are cosines of the two texts' all-MiniLM-L6-v2 embeddings "
+    label=f"reranking {STAND_IN}: cosine of all-MiniLM-L6-v2 embeddings",
+    description=f"Reranking {STAND_IN}. It orders like vector search with the same model. Scores are cosines of the two texts' all-MiniLM-L6-v2 embeddings "
                 "(each truncated to 256 tokens), in [-1, 1]; a real cross-encoder returns unbounded logits "
                 "and judges the pair jointly. Rankings are comparable, score values are not.",
     is_stand_in=True,
@@ -56,20 +56,15 @@ def build_cosine_reranker(folder: Path | None = None) -> onnx.ModelProto:
     return make_model(b, "reranker_stand_in_minilm_l6_cosine", inputs, outputs, props, STAND_IN_CARD.description)
 
 
-def reranker_model_bytes() -> bytes:
+def cosine_reranker_model_bytes() -> bytes:
     return build_cosine_reranker().SerializeToString()
 
 
-def ensure_reranker_model() -> Path:
-    """The cached stand-in reranker file under models_dir(), built if missing or not matching its pin."""
-    return ensure_cached(config.models_dir() / RERANKER_FILE, RERANKER_SHA256, reranker_model_bytes)
+def ensure_cosine_reranker_model() -> Path:
+    """The cached cosine baseline file under models_dir(), built if missing or not matching its pin."""
+    return ensure_cached(config.models_dir() / COSINE_RERANKER_FILE, COSINE_RERANKER_SHA256,
+                         cosine_reranker_model_bytes)
 
 
-def describe_reranker() -> dict:
-    """Model card of the offline default reranker, for engine banners and notebook result tables:
-    keys kind, label, description, is_stand_in, source."""
-    return STAND_IN_CARD.as_dict()
-
-
-__all__ = ["STAND_IN", "STAND_IN_CARD", "build_cosine_reranker", "describe_reranker", "ensure_reranker_model",
-           "reranker_metadata"]
+__all__ = ["COSINE_RERANKER_SHA256", "STAND_IN", "STAND_IN_CARD", "build_cosine_reranker",
+           "ensure_cosine_reranker_model"]

@@ -16,10 +16,10 @@ BATCH_OUTPUT_KEY = "workshop.batch.output"
 
 @dataclass(frozen=True)
 class ModelCard:
-    kind: str            # "embedding", "cross-encoder", "bi-encoder-cosine", or "external"
+    kind: str            # "embedding", "cross-encoder", "late-interaction-maxsim", "bi-encoder-cosine", "external"
     label: str           # one line for banners and result tables
     description: str
-    is_stand_in: bool    # True when the model only imitates the interface of the real thing
+    is_stand_in: bool    # True when it is not the kind of model a production set-up would load (untrained for the task)
     source: str          # where the weights came from
 
     def as_dict(self) -> dict:

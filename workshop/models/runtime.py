@@ -4,7 +4,9 @@ in, VECTOR_EMBEDDING vectors and PREDICTION scores out.
 One onnxruntime session per model, created at load time so a broken graph fails at
 LOAD_ONNX_MODEL like on Oracle. Threads: `WORKSHOP_ORT_THREADS` (default 2) intra-op threads, which
 sleep instead of spinning between calls.
-Models built by workshop.models also get a batched fast path (see batching.py), used by default.
+Models built by workshop.models also get a batched fast path (see batching.py), used by default;
+late-interaction rerankers get one that keeps passage token states across statements
+(late_interaction.py; `WORKSHOP_RERANK_CACHE_MB`, default 256, bounds the memory it holds per model).
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from google.protobuf.message import DecodeError
 from onnx import TensorProto
 from onnxruntime_extensions import get_library_path
 
-from workshop.models import batching
+from workshop.models import batching, late_interaction
 from workshop.models.errors import InvalidModelError, ModelUsageError, UnsupportedModelError
 from workshop.models.metadata import ModelSignature, parse_metadata, validate_metadata
 from workshop.models.model_card import ModelCard, read_card
@@ -29,6 +31,7 @@ from workshop.models.model_cache import sha256_bytes
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 THREADS_ENV = "WORKSHOP_ORT_THREADS"
+CACHE_ENV = "WORKSHOP_RERANK_CACHE_MB"
 #: LOAD_ONNX_MODEL_CLOUD's documented model size limit; ORA-54400 names an invalid BLOB size.
 MAX_MODEL_BYTES = 1 << 30
 _OUTPUT_TYPES = {"FLOAT32": TensorProto.FLOAT, "FLOAT64": TensorProto.DOUBLE}
@@ -81,8 +84,12 @@ class LoadedModel:
         self.card: ModelCard = read_card(model)
         self._session = _session(model.SerializeToString(), f"model {name}")
         self._plan = batching.read_batch_plan(model)
-        self._model = model if self._plan else None  # kept only to cut the fast-path graphs lazily
+        self._late_plan = late_interaction.read_late_plan(model)
+        self._model = model if self._plan or self._late_plan else None  # kept to cut the fast-path graphs lazily
         self._fast: tuple[ort.InferenceSession, ort.InferenceSession] | None = None
+        self._late: late_interaction.LateScorer | None = None
+        #: Passage token states of a late-interaction model, keyed by exact text (this model's bytes only).
+        self.state_cache = late_interaction.StateCache(int(float(os.environ.get(CACHE_ENV, "256")) * (1 << 20)))
         self._lock = threading.Lock()
 
     # -- what the engine shows in USER_MINING_MODELS / USER_MINING_MODEL_ATTRIBUTES -----------------
@@ -107,6 +114,10 @@ class LoadedModel:
     def has_fast_path(self) -> bool:
         return self._plan is not None
 
+    @property
+    def is_late_interaction(self) -> bool:
+        return self._late_plan is not None
+
     def __repr__(self) -> str:
         return f"LoadedModel({self.name!r}, function={self.function!r}, inputs={self.input_names}, card={self.card.label!r})"
 
@@ -121,17 +132,49 @@ class LoadedModel:
         self._require("embedding", "VECTOR_EMBEDDING")
         return self._run(inputs, batched).reshape(-1, self.dimension)
 
-    def predict(self, inputs: Mapping[str, Sequence[str]], *, batched: bool | None = None) -> np.ndarray:
-        """PREDICTION of a regression model: one float64 score per row, e.g. {"FIRST_INPUT": q, "SECOND_INPUT": d}."""
+    def predict(self, inputs: Mapping[str, Sequence[str]], *, batched: bool | None = None, late: bool | None = None,
+                cache: bool = True) -> np.ndarray:
+        """PREDICTION of a regression model: one float64 score per row, e.g. {"FIRST_INPUT": q, "SECOND_INPUT": d}.
+
+        A late-interaction model runs its late path by default (`late=None`), reusing cached passage
+        states unless `cache=False`; `batched=False` runs one call per row (Oracle's call shape) and
+        `late=False, batched=True` the whole graph in padded batches."""
         self._require("regression", "PREDICTION")
+        if late is None:
+            late = self.is_late_interaction and batched is not False
+        if late:
+            if not self.is_late_interaction:
+                raise ModelUsageError(f"model {self.name} is not a late-interaction model built by workshop.models")
+            return self._run_late(inputs, cache).astype(np.float64)
         return self._run(inputs, batched).reshape(-1).astype(np.float64)
+
+    def clear_cache(self) -> None:
+        """Forget cached passage states (the engine calls this when the model is dropped)."""
+        self.state_cache.clear()
+
+    def _run_late(self, inputs: Mapping[str, Sequence[str]], cache: bool) -> np.ndarray:
+        columns = self._columns(inputs)
+        plan = self._late_plan
+        assert plan is not None
+        by_tensor = {inp.tensor: columns[inp.attributes[0]] for inp in self.signature.inputs}
+        queries, passages = by_tensor[plan.query.text], by_tensor[plan.passage.text]
+        if not queries:
+            return np.empty((0,), dtype=np.float32)
+        with self._lock:
+            if self._late is None:
+                assert self._model is not None
+                self._late = late_interaction.LateScorer(self._model, plan, _session, self.state_cache)
+                if self._fast is not None or self._plan is None:
+                    self._model = None
+        return self._late.score(queries, passages, use_cache=cache)
 
     def _require(self, function: str, operator: str) -> None:
         if self.function != function:
             raise ModelUsageError(f"model {self.name} is incompatible with current operation ({operator} needs a "
                                   f"{function} model; this one is {self.function})", 40215)
 
-    def _rows(self, inputs: Mapping[str, Sequence[str]]) -> tuple[int, list[dict[str, np.ndarray]]]:
+    def _columns(self, inputs: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+        """The attribute value lists, checked: every attribute present, equal lengths, text values."""
         names = self.input_names
         missing = [n for n in names if n not in inputs]
         extra = [n for n in inputs if n not in names]
@@ -146,7 +189,11 @@ class LoadedModel:
                 if not isinstance(value, str):
                     raise ModelUsageError(f"attribute {name} must be text, got {type(value).__name__} "
                                           "(map SQL NULL to a NULL result before calling the model)")
-        by_name = dict(zip(names, columns))
+        return dict(zip(names, columns))
+
+    def _rows(self, inputs: Mapping[str, Sequence[str]]) -> tuple[int, list[dict[str, np.ndarray]]]:
+        by_name = self._columns(inputs)
+        n_rows = len(next(iter(by_name.values())))
         feeds = []
         for row in range(n_rows):
             feeds.append({inp.tensor: np.array([by_name[a][row] for a in inp.attributes], dtype=object).reshape(inp.shape)
@@ -177,7 +224,8 @@ class LoadedModel:
                 core = batching.core_model(self._model, self._plan, out_type).SerializeToString()
                 self._fast = (_session(stage, f"tokenizer stage of {self.name}"),
                               _session(core, f"batched core of {self.name}"))
-                self._model = None
+                if self._late is not None or self._late_plan is None:
+                    self._model = None
             return self._fast
 
     def _run_batched(self, feeds: list[dict[str, np.ndarray]]) -> np.ndarray:
