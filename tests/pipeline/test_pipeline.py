@@ -105,7 +105,7 @@ def test_agentic_retrieval_respects_its_rounds_budget(acme):
 
 
 def test_the_plan_view_says_it_needs_oracle_on_the_embedded_engine(acme):
-    assert explain(acme, "SELECT 1 FROM dual", {}) == EMBEDDED_MESSAGE
+    assert explain(acme, "SELECT 1 FROM dual") == EMBEDDED_MESSAGE
 
 
 def test_the_knowledge_base_build_is_rerunnable(kb_db):
