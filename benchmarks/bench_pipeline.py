@@ -141,6 +141,8 @@ def main() -> None:
     print(f"\nadded by the rerank in the statement: {full_p50 - fused_p50:,.0f} ms at p50 "
           f"(the reranker alone: {rerank_p50:,.0f} ms; statistics.median of the paired differences: "
           f"{statistics.median(a - b for a, b in zip(times['pipeline + rerank'], times['pipeline, no rerank'])) * 1000:,.0f} ms)")
+    print("warm-up = the first call of each variant (the first PREDICTION loads the reranker); p95 includes each "
+          "question's first rerank, before the engine's passage cache holds its candidates")
     print("seed anchors (Oracle, ALL_MINILM_L12_V2, bge-reranker-base): 2,121 ms with rerank vs 8 ms vector p50")
     conn.close()
     shutil.rmtree(folder, ignore_errors=True)
