@@ -292,6 +292,8 @@ LEARNER_OBJECTS: dict[int, tuple[LearnerObject, ...]] = {
     3: tables("CONVERSATION_MEMORY", "KNOWLEDGE_BASE_VS", "WORKFLOW_VS", "TOOLBOX_VS", "ENTITY_VS",
               "SUMMARY_VS", "TOOL_LOG"),
     4: tables("KNOWLEDGE_FACTS", "AML_KNOWLEDGE_VS", "AML_CHAT_HISTORY", "AML_SEMANTIC_CACHE"),
+    # part 05: the knowledge-base tables (workshop.pipeline.kb); their indexes and RLS policies go with them
+    5: tables("KNOWLEDGE_BASE_CHUNK", "KNOWLEDGE_BASE_DOCUMENT"),
 }
 
 

@@ -31,6 +31,8 @@ SHIPPED_FILES = (
     "papers/authors.jsonl",
     "golden/queries.jsonl",
     "golden/paper_queries.jsonl",
+    "kb/documents.jsonl",      # part 05's knowledge-base additions, authored directly (no src/)
+    "kb/chunks.jsonl",
 )
 
 _FRONT_MATTER_KEYS = (

@@ -31,6 +31,8 @@ _FILES = {
     "authors": "papers/authors.jsonl",
     "queries": "golden/queries.jsonl",
     "paper_queries": "golden/paper_queries.jsonl",
+    "kb_documents": "kb/documents.jsonl",
+    "kb_chunks": "kb/chunks.jsonl",
 }
 
 
@@ -143,6 +145,17 @@ def load_golden_queries(corpus: Literal["chunks", "papers"] = "chunks") -> list[
     if corpus == "papers":
         return _read_jsonl("paper_queries")  # type: ignore[return-value]
     raise ValueError(f"unknown golden corpus {corpus!r}; expected 'chunks' or 'papers'")
+
+
+def load_kb_documents() -> list[dict]:
+    """Part 05's knowledge-base additions: new documents (private, deleted, another tenant's) and overrides of
+    corpus documents (`from_corpus`: user scope, valid_until of a superseded version)."""
+    return _read_jsonl("kb_documents")
+
+
+def load_kb_chunks() -> list[dict]:
+    """Part 05's authored chunks: bibliography (`references`) chunks, a deleted chunk, the new documents' text."""
+    return _read_jsonl("kb_chunks")
 
 
 def load_manifest() -> dict:

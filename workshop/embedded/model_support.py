@@ -194,6 +194,7 @@ def install(engine: "Engine") -> None:
         models = {mc.slot: registry.load(mc.model) for mc in plan.model_calls}
         constant = all(mc.constant for mc in plan.model_calls)
         gathered: dict[int, list[tuple]] = {mc.slot: [] for mc in plan.model_calls}
+        known: dict[int, dict[tuple, Any]] = {}
         if constant:
             for params in param_rows:
                 for mc in plan.model_calls:
@@ -201,11 +202,21 @@ def install(engine: "Engine") -> None:
         else:
             state.collect = gathered
             state.placeholders = {slot: _placeholder(m) for slot, m in models.items()}
+            # A model call on binds/literals alone (the query's VECTOR_EMBEDDING) is computed before the pass, so
+            # the pass ranks with the real vector and collects the inputs the real pass will ask for: one batch,
+            # not one model call per row the placeholder ranking missed.
+            if len(param_rows) == 1:
+                for mc in plan.model_calls:
+                    if mc.constant:
+                        key = _evaluate_args(engine_, mc, param_rows[0])
+                        known[mc.slot] = _compute(models[mc.slot], mc.function, mc.input_names, [key])
+                        state.placeholders[mc.slot] = known[mc.slot][key]
             for params in param_rows:
                 _collection_pass(engine_, plan, params)
             state.collect = None
         for mc in plan.model_calls:
-            state.model_outputs[mc.slot] = _compute(models[mc.slot], mc.function, mc.input_names, gathered[mc.slot])
+            state.model_outputs[mc.slot] = known[mc.slot] if mc.slot in known else _compute(
+                models[mc.slot], mc.function, mc.input_names, gathered[mc.slot])
 
     def compute_missing(engine_, slot: int, keys: list[tuple]) -> dict:
         mc = engine_.state.plan.model_calls[slot]

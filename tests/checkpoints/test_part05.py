@@ -1,0 +1,204 @@
+"""Part 05's checkpoints, driven by the notebook's own cells.
+
+For every TODO: the solution passes, another correct answer passes, the untouched student stub fails
+with a friendly CheckpointFailed, and each plausible wrong answer (the table WRONG_ANSWERS) fails with
+a reason that names the mistake. Cells run in one namespace per test, in this process, on a private
+copy of a set-up database that already holds the knowledge-base tables and the context package.
+"""
+from __future__ import annotations
+
+import oracledb
+import pytest
+
+from checkpoints.framework import CheckpointFailed
+from tests.pipeline.kb_db import kb_db, kb_template  # noqa: F401
+from workshop.config import PROJECT_ROOT
+from workshop.notebooks import read_notebook
+
+SOLUTION = PROJECT_ROOT / "solutions" / "05_hybrid_pipeline.ipynb"
+STUDENT = PROJECT_ROOT / "notebooks" / "05_hybrid_pipeline.ipynb"
+#: TODO number -> (its cell, its checkpoint cell, code that must have run before it)
+TODOS = {
+    1: ("p05-todo1", "p05-check1", ()),
+    2: ("p05-todo2", "p05-check2", ()),
+    3: ("p05-todo3", "p05-check3", ("p05-todo2", "protect_tenant_tables(conn)")),
+    4: ("p05-todo4", "p05-check4", ()),
+}
+
+
+NAMES = {1: "understand_query", 2: "protect_tenant_tables", 3: "search_knowledge_base", 4: "budget_context"}
+
+
+def _cells(path) -> dict[str, str]:
+    return {cell.id: cell.source for cell in read_notebook(path).cells if cell.cell_type == "code"}
+
+
+SOLUTION_CELLS = _cells(SOLUTION)
+STUDENT_CELLS = _cells(STUDENT)
+#: The notebook's set-up cell, minus its reset (the template database already holds what the reset would rebuild).
+SETUP = SOLUTION_CELLS["p05-setup"].replace("reset_part(5, conn)", "pass")
+assert SETUP != SOLUTION_CELLS["p05-setup"]
+
+
+def variant(todo: int, *replacements: tuple[str, str]) -> str:
+    """The solution cell of `todo` with text replaced (each old text must occur)."""
+    source = SOLUTION_CELLS[TODOS[todo][0]]
+    for old, new in replacements:
+        assert old in source, f"{old!r} is not in the solution of TODO {todo}"
+        source = source.replace(old, new)
+    return source
+
+
+@pytest.fixture
+def notebook(kb_db, monkeypatch):
+    monkeypatch.chdir(PROJECT_ROOT / "solutions")
+    fetch_lobs = oracledb.defaults.fetch_lobs
+    namespace: dict = {"__name__": "__notebook__"}
+
+    def run(*sources: str) -> dict:
+        for source in sources:
+            exec(compile(source, "<cell>", "exec"), namespace)  # noqa: S102 - the notebook's own cells
+        return namespace
+
+    run(SOLUTION_CELLS["p05-path"], SETUP)
+    yield run
+    conn = namespace.get("conn")
+    if conn is not None and conn.is_healthy():
+        conn.rollback()
+        conn.close()
+    oracledb.defaults.fetch_lobs = fetch_lobs
+
+
+def run_todo(notebook, todo: int, todo_source: str) -> None:
+    cell, checkpoint_cell, before = TODOS[todo]
+    notebook(*(SOLUTION_CELLS.get(c, c) for c in before))
+    notebook(todo_source)
+    notebook(SOLUTION_CELLS[checkpoint_cell])
+
+
+def test_the_notebooks_pair_each_todo_with_its_checkpoint():
+    student = read_notebook(STUDENT)
+    tagged = {cell.id: cell.metadata.get("workshop", {}).get("todo") for cell in student.cells}
+    for number, (cell, checkpoint_cell, _) in TODOS.items():
+        assert tagged[cell] == number and tagged[checkpoint_cell] == number
+        assert f"part05.check_{NAMES[number]}(" in SOLUTION_CELLS[checkpoint_cell]
+        assert STUDENT_CELLS[cell] != SOLUTION_CELLS[cell]
+
+
+@pytest.mark.parametrize("todo", sorted(TODOS))
+def test_the_solution_passes(notebook, todo, capsys):
+    run_todo(notebook, todo, SOLUTION_CELLS[TODOS[todo][0]])
+    assert f"✅ TODO {todo}:" in capsys.readouterr().out
+
+
+OTHER_CORRECT_ANSWERS = [
+    (1, "hand-escaped braces", [('escape_braces(term)', '"{" + term.replace("}", "}}") + "}"')]),
+    (2, "ORA-28101 caught instead of looked up",
+     [("""            if table not in protected:
+                cur.execute(security.ADD_POLICY_SQL, table_name=table)""",
+       """            try:
+                cur.execute(security.ADD_POLICY_SQL, table_name=table)
+            except oracledb.DatabaseError as error:
+                if "ORA-28101" not in str(error):
+                    raise""")]),
+    (3, "NVL and a literal 60", [("COALESCE(1 / (:rrf_k + v.vec_rank), 0) + COALESCE(1 / (:rrf_k + l.lex_rank), 0)",
+                                  "NVL(1 / (60 + v.vec_rank), 0) + NVL(1 / (60 + l.lex_rank), 0)"),
+                                 ("rrf_k=60,", "")]),
+    (4, "a ratio cliff", [('rows[i - 1]["rerank_score"] - rows[i]["rerank_score"] > 0.25',
+                           'rows[i]["rerank_score"] < 0.5 * rows[i - 1]["rerank_score"]')]),
+]
+
+
+@pytest.mark.parametrize("todo, name, replacements", OTHER_CORRECT_ANSWERS,
+                         ids=[f"todo{t}-{n.replace(' ', '-')}" for t, n, _ in OTHER_CORRECT_ANSWERS])
+def test_another_correct_answer_passes(notebook, todo, name, replacements, capsys):
+    run_todo(notebook, todo, variant(todo, *replacements))
+    assert f"✅ TODO {todo}:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("todo", sorted(TODOS))
+def test_the_untouched_stub_fails_with_a_friendly_message(notebook, todo, capsys):
+    with pytest.raises(CheckpointFailed) as excinfo:
+        run_todo(notebook, todo, STUDENT_CELLS[TODOS[todo][0]])
+    failure = excinfo.value
+    assert type(failure) is CheckpointFailed
+    assert str(failure).startswith(f"TODO {todo}:") and f"NotImplementedError (TODO {todo}:" in failure.reason
+    shown = failure._render_traceback_()                 # one wrapped message in Jupyter and nbval, no stack
+    assert shown[0].startswith(f"❌ TODO {todo}:") and not any("Traceback" in line for line in shown)
+    assert f"❌ TODO {todo}:" in capsys.readouterr().out
+
+
+WRONG_ANSWERS = [
+    # TODO 1: the plan
+    (1, "unbraced terms", [('" OR ".join(escape_braces(term) for term in terms)', '" OR ".join(terms)')],
+     "has text outside braces"),
+    (1, "no fallback", [('if terms else keyword_terms(question, "or")', "if terms else None")],
+     "needs the fallback"),
+    (1, "braces not escaped", [("escape_braces(term)", '"{" + term + "}"')], "inside a term must be doubled"),
+    (1, "no diversity for comparisons", [('"document_id" if intent == "comparison" else None', "None")],
+     "diversify_by is None for a comparison"),
+    # TODO 2: the policy loop
+    (2, "the %_MEMORY loop", [("WHERE column_name = 'TENANT_ID' ORDER BY",
+                               "WHERE column_name = 'TENANT_ID' AND table_name LIKE '%_MEMORY' ORDER BY")],
+     "KNOWLEDGE_BASE_CHUNK has tenant_id but no policy (your loop matched only %_MEMORY?)"),
+    (2, "not rerunnable", [("            if table not in protected:\n                cur.execute",
+                            "            if True:\n                cur.execute")], "a second time raised ORA-28101"),
+    (2, "no update_check", [("cur.execute(security.ADD_POLICY_SQL,",
+                             "cur.execute(security.ADD_POLICY_SQL.replace('update_check    => TRUE', "
+                             "'update_check    => FALSE'),")], "the policy has no update_check"),
+    # TODO 3: the statement
+    (3, "ROW_NUMBER in the lexical pool", [("DENSE_RANK() OVER (ORDER BY SCORE(1) DESC)",
+                                            "ROW_NUMBER() OVER (ORDER BY SCORE(1) DESC, c.id)")], "ROW_NUMBER"),
+    (3, "an INNER JOIN", [("FROM vec_pool v FULL OUTER JOIN lex_pool l", "FROM vec_pool v JOIN lex_pool l")],
+     "an INNER JOIN keeps only chunks both pools found"),
+    (3, "rerank on the bare content", [("d.title || '. ' || c.content AS second_input", "c.content AS second_input")],
+     "reranked on its bare content"),
+    (3, "filters in the vector pool only", [("WHERE CONTAINS(c.content, :lex_query, 1) > 0 AND {scope}",
+                                             "WHERE CONTAINS(c.content, :lex_query, 1) > 0")],
+     "are the stage-2 filters in both pools?"),
+    (3, "user_id without the NULL case", [("(d.user_id IS NULL OR d.user_id = :user_id)", "d.user_id = :user_id")],
+     "`user_id = :user_id` alone hides them"),
+    (3, "the user formatted into the SQL", [("d.user_id = :user_id)", "d.user_id = '{user_id}')"),
+                                            ("user_id=user_id, ", "")],
+     "writes user_id='jane' into the SQL text"),
+    (3, "the question formatted into the SQL", [("USING :query AS data", "USING '{plan['question']}' AS data")],
+     "into the SQL text instead of binding"),
+    (3, "a hard-coded 40", [("FETCH FIRST :top_k ROWS ONLY)", "FETCH FIRST 40 ROWS ONLY)"),
+                            ("\n                 top_k=top_k)", ")")], "expected at most 12"),
+    (3, "fusion in Python", [("""    with conn.cursor() as cur:
+        cur.execute(sql, binds)
+        return fetch_dicts(cur)""", """    from workshop.pipeline.search import polyglot_search
+    return polyglot_search(conn, plan, user_id=user_id, top_k=top_k)[0]""")], "expected one statement"),
+    # TODO 4: budgeting
+    (4, "plain truncation", [("    if diversify_by:\n", "    if False:\n")], "plain truncation ignores diversity"),
+    (4, "duplicates kept", [(">= 0.8", ">= 1.1")], "two near-identical chunks were both kept"),
+    (4, "over budget by a partial chunk", [("elif used + tokens > max_tokens:", "elif used >= max_tokens:")],
+     "over the budget"),
+    (4, "no cliff", [("> 0.25:", "> 99:")], "below a score cliff"),
+    (4, "diversity order returned", [("for i in sorted(kept)]", "for i in kept]")], "not in rerank order"),
+]
+
+
+@pytest.mark.parametrize("todo, name, replacements, reason", WRONG_ANSWERS,
+                         ids=[f"todo{t}-{n.replace(' ', '-')}" for t, n, _, _ in WRONG_ANSWERS])
+def test_a_plausible_wrong_answer_fails(notebook, todo, name, replacements, reason):
+    with pytest.raises(CheckpointFailed) as excinfo:
+        run_todo(notebook, todo, variant(todo, *replacements))
+    failure = excinfo.value
+    assert type(failure) is CheckpointFailed, failure
+    assert reason in failure.reason and failure.hint and str(failure).startswith(f"TODO {todo}:"), failure.reason
+
+
+def test_checkpoints_leave_the_session_and_the_tables_as_found(notebook):
+    ns = notebook()
+    conn = ns["conn"]
+    from workshop.pipeline import security
+    security.set_tenant(conn, "initech")
+    for todo in sorted(TODOS):
+        run_todo(notebook, todo, SOLUTION_CELLS[TODOS[todo][0]])
+    assert security.current_tenant(conn) == "initech"
+    assert not conn.transaction_in_progress
+    security.set_tenant(conn, "acme")
+    with conn.cursor() as cur:
+        cur.execute("SELECT COUNT(*) FROM knowledge_base_document WHERE id LIKE 'CHK-%'")
+        assert cur.fetchone() == (0,)
