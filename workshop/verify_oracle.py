@@ -447,7 +447,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Could not connect: {exc}", file=sys.stderr)
         return 2
     try:
-        steps = run_steps(conn)
+        steps = run_steps(conn, DATABASE_STEPS)
         dsn = conn.dsn if not is_embedded(conn) else f"embedded engine ({conn.dsn})"
     finally:
         conn.close()

@@ -25,8 +25,10 @@ def live_oracle():
 
 
 @pytest.fixture(scope="session")
-def built_db(tmp_path_factory, worker_id) -> Path:
-    """The embedded database after `python -m workshop.setup` (the same build the checkpoint tests share)."""
+def built_db(tmp_path_factory) -> Path:
+    """The embedded database after `python -m workshop.setup` (the same build the checkpoint tests share;
+    the worker id is read from the environment so that this also works with -p no:xdist)."""
+    worker_id = os.environ.get("PYTEST_XDIST_WORKER", "master")
     return shared_file(tmp_path_factory, worker_id, "setup-build", build_workshop_db)
 
 
