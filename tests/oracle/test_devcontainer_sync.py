@@ -113,3 +113,9 @@ def test_ci_run_installs_the_pinned_validators():
     pins = [line.split("#")[0].strip() for line in (ROOT / "requirements-validate.txt").read_text().splitlines()]
     pins = [p for p in pins if p]
     assert pins and all(re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][A-Za-z0-9.]*", p) for p in pins), pins
+
+
+def test_the_devcontainer_readme_lists_every_grant_with_its_reason():
+    text = (ROOT / ".devcontainer" / "README.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    assert rows == [f"| `{g.label}` | {g.reason} |" for g in GRANTS]
