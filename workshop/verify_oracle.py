@@ -56,6 +56,11 @@ TEXT_EXPRESSIONS = {"long-term": False, "{long-term}": False, "near-duplicate": 
                     "what's the memory footprint of HNSW?": True}
 
 
+#: Search strings a learner might type; keyword_terms must turn each into a CONTAINS expression Oracle accepts.
+HOSTILE_SEARCHES = ("a AND (b", "NEAR((memory, pool), 3)", '"; DROP TABLE papers; --', "ORA-51962?",
+                    "what's 50% of {vector_memory_size}?", "memory - pool ~ index, $cost & fuzzy*")
+
+
 @dataclass(frozen=True)
 class Step:
     section: str
@@ -241,6 +246,16 @@ def oracle_text(conn) -> list[Step]:
         expression = keyword_terms(term)
         hits = scalar(conn, "SELECT COUNT(*) FROM research_chunks WHERE CONTAINS(text, :q, 1) > 0", {"q": expression})
         steps.append(_ok(s, f"keyword_terms({term!r}) = {expression!r} finds chunks", bool(hits), f"{hits} chunks"))
+    for text in HOSTILE_SEARCHES:
+        expression = keyword_terms(text)
+        if expression is None:              # nothing searchable: the helpers skip the keyword leg
+            continue
+        try:
+            hits = scalar(conn, "SELECT COUNT(*) FROM research_chunks WHERE CONTAINS(text, :q, 1) > 0",
+                          {"q": expression})
+            steps.append(Step(s, f"hostile search {text!r} is escaped", "PASS", f"{expression!r}: {hits} chunks"))
+        except oracledb.DatabaseError as exc:
+            steps.append(Step(s, f"hostile search {text!r} is escaped", "FAIL", f"{expression!r}: {first_line(exc)}"))
     for expression, must_fail in TEXT_EXPRESSIONS.items():
         try:
             hits = scalar(conn, "SELECT COUNT(*) FROM papers WHERE CONTAINS(abstract, :q) > 0", {"q": expression})
@@ -377,6 +392,40 @@ def row_level_security(conn) -> list[Step]:
     return steps
 
 
+PRIVATE_BODY = RLS_BODY.replace("vo_tenant_pkg", "vo_private_pkg").replace("vo_tenant_ctx", "vo_private_ctx")
+PRIVATE_CLEANUP = [c.replace("VO_SECURED", "VO_PRIVATE").replace("vo_secured", "vo_private")
+                   .replace("VO_TENANT", "VO_PRIVATE").replace("vo_tenant_pkg", "vo_private_pkg")
+                   .replace("vo_tenant_ctx", "vo_private_ctx") for c in RLS_CLEANUP]
+
+
+def private_policy_function(conn) -> list[Step]:
+    """R2: a policy function that is only in the package BODY cannot be called by DBMS_RLS, so Oracle refuses
+    every query on the table (ORA-28110 per the audit). The embedded engine accepts this form; this step
+    records what Oracle does, so the engine can be made to match."""
+    s = "11 row-level security"
+    name = "policy function missing from the package spec is refused"
+    _drop_quietly(conn, PRIVATE_CLEANUP)
+    try:
+        _execute(conn, "CREATE TABLE vo_private (id NUMBER PRIMARY KEY, tenant_id VARCHAR2(20) NOT NULL)")
+        _execute(conn, "CREATE OR REPLACE CONTEXT vo_private_ctx USING vo_private_pkg")
+        _execute(conn, "CREATE OR REPLACE PACKAGE vo_private_pkg AS PROCEDURE set_tenant(p_tenant IN VARCHAR2); "
+                       "END vo_private_pkg;")
+        _execute(conn, PRIVATE_BODY)
+        _execute(conn, """BEGIN DBMS_RLS.ADD_POLICY(object_schema => USER, object_name => 'VO_PRIVATE',
+                   policy_name => 'VO_PRIVATE', function_schema => USER,
+                   policy_function => 'VO_PRIVATE_PKG.TENANT_PREDICATE', statement_types => 'SELECT'); END;""")
+        try:
+            count = scalar(conn, "SELECT COUNT(*) FROM vo_private")
+            return [Step(s, name, "FAIL", f"Oracle accepted it ({count} rows): the audit's R2 is wrong")]
+        except oracledb.DatabaseError as exc:
+            return [Step(s, name, "PASS", first_line(exc))]
+    except oracledb.DatabaseError as exc:
+        return [Step(s, name, "FAIL", f"set-up of the probe failed: {first_line(exc)}")]
+    finally:
+        conn.rollback()
+        _drop_quietly(conn, PRIVATE_CLEANUP)
+
+
 # --------------------------------------------------------------------------- 12 notebooks
 def notebooks(_conn=None, *, runner: Callable[..., subprocess.CompletedProcess] = subprocess.run) -> list[Step]:
     """Every solution notebook under nbval, in a child pytest with this process's environment (ORACLE_DSN)."""
@@ -391,7 +440,7 @@ def notebooks(_conn=None, *, runner: Callable[..., subprocess.CompletedProcess] 
 
 DATABASE_STEPS: tuple[StepFn, ...] = (environment, grants, embedding_model, reranker, stored_embeddings, index_types,
                                       approximate_search, oracle_text, property_graph, driver_semantics,
-                                      row_level_security)
+                                      row_level_security, private_policy_function)
 
 
 def run_steps(conn: oracledb.Connection, steps: tuple[StepFn, ...] = DATABASE_STEPS) -> list[Step]:

@@ -227,3 +227,28 @@ def test_notebooks_run_every_solution_under_nbval():
         f"solutions/{p.name}" for p in (vo.config.PROJECT_ROOT / "solutions").glob("*.ipynb"))
     failed = vo.notebooks(runner=lambda args, **kw: subprocess.CompletedProcess(args, 1, stdout="1 failed\n", stderr=""))
     assert failed[0].status == "FAIL"
+
+
+def _private_script(select_outcome):
+    return FakeOracle([("DROP", []), ("CREATE", []), ("BEGIN DBMS_RLS", []),
+                       ("SELECT COUNT(*) FROM vo_private", select_outcome)])
+
+
+def test_a_policy_function_missing_from_the_spec_must_be_refused():
+    refused = vo.private_policy_function(_private_script(ora_error(28110, "policy function or package has error")))
+    assert refused[0].status == "PASS" and "ORA-28110" in refused[0].detail
+    accepted = vo.private_policy_function(_private_script([(2,)]))
+    assert accepted[0].status == "FAIL" and "accepted" in accepted[0].detail
+
+
+def test_the_private_policy_probe_cleans_up_on_the_engine(embedded_copy):
+    steps = vo.private_policy_function(embedded_copy)
+    assert len(steps) == 1 and steps[0].status in ("PASS", "FAIL")     # the engine's answer is recorded, not judged
+    with embedded_copy.cursor() as cur:
+        cur.execute("SELECT COUNT(*) FROM user_tables WHERE table_name = 'VO_PRIVATE'")
+        assert cur.fetchone() == (0,)
+
+
+def test_hostile_searches_reach_oracle_text_escaped(embedded_copy):
+    steps = [s for s in vo.oracle_text(embedded_copy) if s.name.startswith("hostile search")]
+    assert len(steps) == len(vo.HOSTILE_SEARCHES) and all(s.status == "PASS" for s in steps), steps
