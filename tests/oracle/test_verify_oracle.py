@@ -238,7 +238,7 @@ def test_a_policy_function_missing_from_the_spec_must_be_refused():
     refused = vo.private_policy_function(_private_script(ora_error(28110, "policy function or package has error")))
     assert refused[0].status == "PASS" and "ORA-28110" in refused[0].detail
     accepted = vo.private_policy_function(_private_script([(2,)]))
-    assert accepted[0].status == "FAIL" and "accepted" in accepted[0].detail
+    assert accepted[0].status == "FAIL" and "accepted: SELECT returned 2 rows" in accepted[0].detail
 
 
 def test_the_private_policy_probe_cleans_up_on_the_engine(embedded_copy):
@@ -252,3 +252,19 @@ def test_the_private_policy_probe_cleans_up_on_the_engine(embedded_copy):
 def test_hostile_searches_reach_oracle_text_escaped(embedded_copy):
     steps = [s for s in vo.oracle_text(embedded_copy) if s.name.startswith("hostile search")]
     assert len(steps) == len(vo.HOSTILE_SEARCHES) and all(s.status == "PASS" for s in steps), steps
+
+
+def test_oracle_only_steps_skip_on_the_engine(embedded_copy):
+    for step in (vo.environment, vo.grants):
+        assert [s.status for s in step(embedded_copy)] == ["SKIP"]
+
+
+def test_environment_and_grants_on_oracle():
+    from tests.oracle.test_oracle_branches import grant_script
+    conn = FakeOracle({**grant_script(), "v$version": [("Oracle AI Database 26ai Free Release 23.26.3.0.0",)],
+                       "product_component_version": [("Oracle AI Database 26ai Free",)], "all_users": [(1,)],
+                       "v$vector_memory_pool": [(512 * 2**20,)], "v$option": [("TRUE",)]})
+    assert {s.status for s in vo.environment(conn) + vo.grants(conn)} == {"PASS"}
+    empty = FakeOracle({"v$version": [("x",)], "product_component_version": [("x",)], "all_users": [(0,)],
+                        "v$vector_memory_pool": [(0,)], "v$option": [("FALSE",)]})
+    assert [s.status for s in vo.environment(empty)] == ["PASS", "FAIL", "FAIL", "FAIL"]
