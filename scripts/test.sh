@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 PY=python
 if [ -z "${VIRTUAL_ENV:-}" ] && [ -x .venv/bin/python ]; then PY=.venv/bin/python; fi
 export TOKENIZERS_PARALLELISM=false
-export PYTHONPATH="$(pwd)${PYTHONPATH:+:$PYTHONPATH}"
+PYTHONPATH="$(pwd)${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH
 # The notebooks read the workshop database: make sure it is set up (idempotent, seconds when done).
 "$PY" -m workshop.setup
 # loadfile keeps each notebook's cells on one worker, in order.

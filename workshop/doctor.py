@@ -21,10 +21,17 @@ import pandas as pd
 
 from . import config, db, models, schema
 from .data import DATA_VERSION
+<<<<<<< HEAD
 from .data.finance import FINANCE_TABLES
 from .setup import (SLIM_IMAGE_ADVICE, VECTOR_POOL_ADVICE, banner, engine_of, existing_graphs, existing_indexes,
                     existing_models, existing_tables, expected_counts, is_embedded, oracle_text_installed, read_meta,
                     scalar)
+=======
+from .oracle_grants import GRANTS, missing_grants
+from .setup import (RERANKER_REFUSED_KEY, SLIM_IMAGE_ADVICE, VECTOR_POOL_ADVICE, banner, engine_of, existing_graphs,
+                    existing_indexes, existing_models, existing_tables, expected_counts, is_embedded,
+                    oracle_text_installed, read_meta, scalar)
+>>>>>>> oracle-path
 
 RUN_SETUP = "run: python -m workshop.setup"
 RUN_RESET = "run: python -m workshop.setup --reset"
@@ -81,6 +88,11 @@ def check_reranker(conn) -> CheckResult:
     found = existing_models(conn).get(name)
     if found != "REGRESSION":
         detail = f"{name} is not in USER_MINING_MODELS" if not found else f"{name} is a {found} model"
+        refused = read_meta(conn).get(RERANKER_REFUSED_KEY) if not found else None
+        if refused:
+            return CheckResult("reranker", False, f"{name} not loaded: Oracle refused it at set-up ({refused})",
+                               "the parts that rerank cannot run on this database; paste the report of python -m "
+                               "workshop.verify_oracle into an issue, or use the embedded engine for those parts")
         return CheckResult("reranker", False, detail,
                            RUN_SETUP if name == schema.RERANKER_MODEL.name else f"load {name}, or unset RERANK_MODEL")
     score = scalar(conn, f"SELECT PREDICTION({name} USING :q AS FIRST_INPUT, :d AS SECOND_INPUT) FROM dual",
@@ -213,6 +225,73 @@ CHECKS: tuple[tuple[str, Check, str], ...] = (
     ("tables embedded with", check_model_matches_tables, RUN_SETUP),
     ("vector memory pool", check_vector_pool, VECTOR_POOL_ADVICE),
 )
+
+
+# --------------------------------------------------------------------------- Oracle-only prerequisites
+# (what a devcontainer or a DBA must provide; on the embedded engine there is nothing to provide)
+def check_oracle_text_installed(conn) -> CheckResult:
+    """The image variant: slim images have no Oracle Text (no CTXSYS), so CONTAINS, CONTEXT indexes and
+    DBMS_VECTOR_CHAIN (OracleEmbeddings) cannot work."""
+    name = "Oracle Text installed"
+    if is_embedded(conn):
+        return CheckResult(name, True, "not applicable: the embedded engine implements Oracle Text itself")
+    if not oracle_text_installed(conn):
+        return CheckResult(name, False, "no CTXSYS schema: this is a slim image", SLIM_IMAGE_ADVICE)
+    return CheckResult(name, True, "CTXSYS present (full or regular image)")
+
+
+def check_workshop_grants(conn) -> CheckResult:
+    """Every privilege of workshop.oracle_grants, directly, through a role or through PUBLIC."""
+    name = "workshop grants"
+    if is_embedded(conn):
+        return CheckResult(name, True, "not applicable: the embedded engine has no privileges")
+    missing = missing_grants(conn)
+    if not missing:
+        return CheckResult(name, True, f"all {len(GRANTS)} privileges the series needs are held")
+    user = scalar(conn, "SELECT USER FROM dual") or "<user>"
+    detail = "missing: " + "; ".join(f"{g.label} ({g.reason})" for g in missing)
+    advice = ("as SYSDBA in the PDB run: " + "; ".join(g.sql(user) for g in missing) +
+              " (in the devcontainer, restarting the oracle service re-applies them)")
+    return CheckResult(name, False, detail, advice)
+
+
+#: V$OPTION's name for the feature DBMS_RLS needs (Virtual Private Database).
+RLS_OPTION = "Fine-grained access control"
+
+
+def edition(conn) -> str:
+    """The product line, e.g. 'Oracle AI Database 26ai Free' (PRODUCT_COMPONENT_VERSION is readable by PUBLIC)."""
+    try:
+        return scalar(conn, "SELECT product FROM product_component_version WHERE product LIKE 'Oracle%' "
+                            "ORDER BY product FETCH FIRST 1 ROWS ONLY") or banner(conn)
+    except oracledb.DatabaseError:
+        return banner(conn)
+
+
+def check_edition(conn) -> CheckResult:
+    """Row-level security (DBMS_RLS, parts 05 and 07) needs an edition with Fine-grained access control."""
+    name = "edition (DBMS_RLS)"
+    if is_embedded(conn):
+        return CheckResult(name, True, "not applicable: the embedded engine implements DBMS_RLS (restricted form)")
+    product = edition(conn)
+    try:
+        value = scalar(conn, "SELECT value FROM v$option WHERE parameter = :p", {"p": RLS_OPTION})
+    except oracledb.DatabaseError as exc:
+        return CheckResult(name, True, f"{product}; V$OPTION not readable ({_error_line(exc)}), so {RLS_OPTION} is "
+                                       "unverified: python -m workshop.verify_oracle tests RLS itself")
+    if value == "TRUE":
+        return CheckResult(name, True, f"{product}: {RLS_OPTION} available (V$OPTION)")
+    return CheckResult(name, False, f"{product}: V$OPTION says {RLS_OPTION} = {value}",
+                       "parts 05 and 07 use DBMS_RLS, which this edition lacks: run them on the embedded engine "
+                       "(unset ORACLE_DSN) or on Oracle AI Database Free / Enterprise Edition")
+
+
+ORACLE_CHECKS: tuple[tuple[str, Check, str], ...] = (
+    ("Oracle Text installed", check_oracle_text_installed, SLIM_IMAGE_ADVICE),
+    ("workshop grants", check_workshop_grants, "see .devcontainer/README.md, 'The workshop user'"),
+    ("edition (DBMS_RLS)", check_edition, "run parts 05 and 07 on the embedded engine"),
+)
+CHECKS = CHECKS + ORACLE_CHECKS
 
 
 def run_checks(conn: oracledb.Connection) -> list[CheckResult]:

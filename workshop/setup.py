@@ -42,6 +42,19 @@ VECTOR_POOL_ADVICE = ("The vector memory pool is empty or too small (ORA-51962),
                       "then run: python -m workshop.setup")
 _VECTOR_POOL_CODES = {51962, 51950, 51955}
 _NO_INDEXTYPE_CODES = {29833}
+#: WORKSHOP_META key holding the error with which Oracle refused the reranker (absent when it loaded).
+RERANKER_REFUSED_KEY = "reranker_refused"
+EMBEDDING_REFUSED_ADVICE = (
+    "Oracle refused the embedding model {name}: {error}\nNothing can be embedded without it. Record this error in "
+    "an issue (python -m workshop.verify_oracle prints a report to paste), and meanwhile either use Oracle's prebuilt "
+    "ALL_MINILM_L12_V2 (load it as described in the README, then EMBED_MODEL=ALL_MINILM_L12_V2 python -m "
+    "workshop.setup --reset) or unset ORACLE_DSN to use the embedded engine.")
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an error (ORA-/DPY- code and message), for reports and WORKSHOP_META."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 class SetupError(RuntimeError):
@@ -237,7 +250,7 @@ class _Builder:
                     f"The tables were embedded with a {self.model} whose ONNX file had sha256 "
                     f"{meta['embedding_model_sha256']}; the file to load now has {sha}. Rebuild with: "
                     "python -m workshop.setup --reset")
-            self.load_model(self.model, path.read_bytes(), models.embedding_metadata())
+            self.load_required_model(self.model, path.read_bytes(), models.embedding_metadata())
             facts["embedding_model_sha256"] = sha
             self.replaced.add("embedding_model_sha256")
         elif present[self.model] != "EMBEDDING":
@@ -256,9 +269,14 @@ class _Builder:
                 raise SetupError(f"RERANK_MODEL={self.reranker}, but no model of that name is loaded; load it first "
                                  f"or unset RERANK_MODEL to use the set-up's {schema.RERANKER_MODEL.name}.")
             path = models.ensure_reranker_model()
-            self.load_model(self.reranker, path.read_bytes(), models.reranker_metadata())
+            refusal = self.load_optional_model(self.reranker, path.read_bytes(), models.reranker_metadata())
+            if refusal:
+                return {**facts, **self.refused_facts(self.reranker, refusal)}
             facts["reranker_model_sha256"] = sha256_file(path)
             self.replaced.add("reranker_model_sha256")
+        if RERANKER_REFUSED_KEY in meta:         # loaded now (or by hand): forget an earlier refusal
+            self.execute("DELETE FROM workshop_meta WHERE key = :k", {"k": RERANKER_REFUSED_KEY})
+            self.conn.commit()
         card = models.describe_reranker()
         if self.reranker == schema.RERANKER_MODEL.name:
             facts["reranker_label"] = card["label"]
@@ -286,6 +304,34 @@ class _Builder:
         if dims != schema.EMBEDDING_DIMENSIONS:
             raise SetupError(f"Model {self.model} returns {dims}-dimension vectors; the workshop tables hold "
                              f"{schema.VECTOR_TYPE}. Choose a {schema.EMBEDDING_DIMENSIONS}-dimension model.")
+
+    def load_required_model(self, name: str, data: bytes, metadata: dict) -> None:
+        """The embedding model: without it nothing can be embedded, so a refusal stops the set-up with advice."""
+        try:
+            self.load_model(name, data, metadata)
+        except oracledb.DatabaseError as exc:
+            if is_embedded(self.conn):
+                raise
+            raise SetupError(EMBEDDING_REFUSED_ADVICE.format(name=name, error=first_line(exc))) from exc
+
+    def load_optional_model(self, name: str, data: bytes, metadata: dict) -> str | None:
+        """The reranker: on Oracle a refusal is reported and the set-up goes on without it (only the parts that
+        rerank need it). Returns the error line, or None when it loaded. The embedded engine never refuses the
+        project's own files, so there an error is a bug and is raised."""
+        try:
+            self.load_model(name, data, metadata)
+        except oracledb.DatabaseError as exc:
+            if is_embedded(self.conn):
+                raise
+            self.did(f"Oracle refused model {name} ({first_line(exc)}): going on without it; the doctor's "
+                     "reranker check and the parts that rerank say it is missing")
+            return first_line(exc)
+        return None
+
+    def refused_facts(self, name: str, error: str) -> dict[str, str]:
+        self.replaced.add(RERANKER_REFUSED_KEY)
+        return {RERANKER_REFUSED_KEY: error, "reranker_label": f"{name} not loaded: Oracle refused it ({error})",
+                "reranker_is_stand_in": "unknown"}
 
     def load_model(self, name: str, data: bytes, metadata: dict) -> None:
         with self.conn.cursor() as cur:
@@ -484,7 +530,9 @@ def build(conn: oracledb.Connection, *, progress: bool = True,
     return SetupReport(
         engine=engine_of(conn), banner=banner(conn),
         location=conn.dsn,
-        embedding_model=b.model, reranker=describe_reranker_line(b.reranker),
+        embedding_model=b.model,
+        reranker=(model_facts["reranker_label"] if RERANKER_REFUSED_KEY in model_facts
+                  else describe_reranker_line(b.reranker)),
         actions=b.actions, counts=table_counts(conn), seconds=time.perf_counter() - started)
 
 

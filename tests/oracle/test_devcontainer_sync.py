@@ -1,0 +1,122 @@
+"""The devcontainer, the compose file, the start-up script and the workflow agree with each other and with
+the code: one database image (full flavour, pinned by tag and digest), one set of credentials, the grants
+of workshop.oracle_grants, the README's set-up command and the doctor after creation, a light
+configuration without Oracle, and CI jobs that run what the issue asks."""
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from tests.oracle.test_devcontainer_config import COMPOSE, DEVCONTAINERS, ROOT, read_jsonc
+from workshop.oracle_grants import GRANTS, grant_statements
+
+STARTDB = ROOT / ".devcontainer" / "oracle" / "startdb" / "01_workshop_user.sh"
+WORKFLOW = ROOT / ".github" / "workflows" / "ci.yml"
+IMAGE = re.compile(r"^gvenzl/oracle-free:(?P<tag>23\.26\.\d+-full)@sha256:[0-9a-f]{64}$")
+
+
+def compose() -> dict:
+    return yaml.safe_load(COMPOSE.read_text())
+
+
+def workflow() -> dict:
+    return yaml.safe_load(WORKFLOW.read_text())
+
+
+def test_the_database_image_is_full_and_pinned_by_tag_and_digest_in_both_places():
+    image = compose()["services"]["oracle"]["image"]
+    assert IMAGE.match(image), image
+    assert "slim" not in image
+    assert workflow()["jobs"]["oracle"]["services"]["oracle"]["image"] == image
+
+
+def test_the_start_up_script_grants_exactly_workshop_oracle_grants():
+    text = STARTDB.read_text().replace("\\$", "$")
+    block = text[text.index("-- grants:"):text.index("-- end of grants")]
+    statements = [line.rstrip(";") for line in block.splitlines()[1:] if line.strip()]
+    assert statements == grant_statements("${WORKSHOP_USER}")
+    assert all(g.reason for g in GRANTS) and len({g.label for g in GRANTS}) == len(GRANTS)
+    assert "DB_DEVELOPER_ROLE" not in text and " DBA" not in text
+
+
+def test_the_start_up_script_runs_on_every_start_and_is_executable():
+    oracle = compose()["services"]["oracle"]
+    mounts = {v.split(":")[1]: v.split(":")[0] for v in oracle["volumes"]}
+    assert mounts["/container-entrypoint-startdb.d"] == "./oracle/startdb"
+    assert (COMPOSE.parent / "oracle" / "startdb" / STARTDB.name).is_file()
+    mode = subprocess.run(["git", "ls-files", "-s", str(STARTDB.relative_to(ROOT))], cwd=ROOT,
+                          capture_output=True, text=True).stdout.split()[0]
+    assert mode == "100755"
+
+
+def test_one_set_of_credentials_and_a_dsn_that_names_the_service():
+    services = compose()["services"]
+    workspace, oracle = services["workspace"]["environment"], services["oracle"]["environment"]
+    assert workspace["ORACLE_USER"] == oracle["WORKSHOP_USER"]
+    assert workspace["ORACLE_PASSWORD"] == oracle["WORKSHOP_PASSWORD"]
+    host, rest = workspace["ORACLE_DSN"].split(":", 1)
+    assert host == "oracle" and rest == "1521/FREEPDB1"
+    env = workflow()["jobs"]["oracle"]["env"]
+    assert (env["ORACLE_USER"], env["ORACLE_PASSWORD"]) == (workspace["ORACLE_USER"], workspace["ORACLE_PASSWORD"])
+    assert env["ORACLE_DSN"] == "localhost:1521/FREEPDB1"
+
+
+def test_the_workspace_waits_for_a_healthy_database_with_a_sized_vector_pool():
+    services = compose()["services"]
+    assert services["workspace"]["depends_on"]["oracle"]["condition"] == "service_healthy"
+    health = services["oracle"]["healthcheck"]
+    assert health["test"] == ["CMD", "healthcheck.sh"]
+    assert int(services["oracle"]["environment"]["WORKSHOP_VECTOR_POOL_MB"]) >= 256
+    assert "WORKSHOP_VECTOR_POOL_MB" in STARTDB.read_text()
+
+
+def test_post_create_runs_the_readme_set_up_command_then_the_doctor():
+    main = read_jsonc(DEVCONTAINERS[0])
+    assert main["postCreateCommand"] == "bash .devcontainer/post-create.sh"
+    script = (ROOT / ".devcontainer" / "post-create.sh").read_text()
+    assert script.index("bash scripts/setup.sh") < script.index("-m workshop.doctor")
+    assert "bash scripts/setup.sh" in (ROOT / "README.md").read_text()
+    assert main["forwardPorts"] == ["oracle:1521"] and main["hostRequirements"]["cpus"] >= 4
+
+
+def test_the_light_configuration_has_no_oracle():
+    light = read_jsonc(DEVCONTAINERS[1])
+    assert "dockerComposeFile" not in light and "image" in light
+    assert "ORACLE_DSN" not in str(light)
+    assert light["postCreateCommand"].startswith("bash scripts/setup.sh") and "workshop.doctor" in light["postCreateCommand"]
+    assert light["hostRequirements"]["cpus"] <= read_jsonc(DEVCONTAINERS[0])["hostRequirements"]["cpus"]
+
+
+def _runs(job: dict) -> str:
+    return "\n".join(step.get("run", "") for step in job["steps"])
+
+
+def test_ci_runs_dot_ci_run_and_the_oracle_job_runs_setup_nbval_and_the_oracle_tests():
+    jobs = workflow()["jobs"]
+    assert "bash .ci/run" in _runs(jobs["embedded"])
+    oracle = _runs(jobs["oracle"])
+    for needle in ("01_workshop_user.sh", "bash scripts/setup.sh", "-m workshop.doctor", "--nbval-lax solutions",
+                   "-m oracle tests", "-m workshop.verify_oracle"):
+        assert needle in oracle, needle
+    assert oracle.index("bash scripts/setup.sh") < oracle.index("--nbval-lax solutions")
+    for name in ("embedded", "oracle"):
+        cache = next(s for s in jobs[name]["steps"] if s.get("uses", "").startswith("actions/cache@"))
+        assert "models" in cache["with"]["path"] and "venv" in cache["with"]["path"]
+        assert "requirements" in cache["with"]["key"] and "workshop/models" in cache["with"]["key"]
+
+
+def test_ci_run_installs_the_pinned_validators():
+    assert "requirements-validate.txt" in (ROOT / ".ci" / "run").read_text()
+    pins = [line.split("#")[0].strip() for line in (ROOT / "requirements-validate.txt").read_text().splitlines()]
+    pins = [p for p in pins if p]
+    assert pins and all(re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][A-Za-z0-9.]*", p) for p in pins), pins
+
+
+def test_the_devcontainer_readme_lists_every_grant_with_its_reason():
+    text = (ROOT / ".devcontainer" / "README.md").read_text()
+    section = text[text.index("## The workshop user"):text.index("## The image")]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    assert rows == [f"| `{g.label}` | {g.reason} |" for g in GRANTS]

@@ -1,0 +1,219 @@
+"""Every Oracle-only branch of workshop/ and checkpoints/, run against a scripted Oracle connection
+(tests/oracle/fakes.py), so they are tested in every session; test_oracle_live.py runs the same branches
+against a real database in the Oracle CI job."""
+from __future__ import annotations
+
+import pytest
+
+from checkpoints import part01
+from tests.oracle.fakes import FakeOracle, ora_error
+from workshop import doctor, models, schema
+from workshop import setup as setup_mod
+from workshop.oracle_grants import GRANTS, missing_grants
+from workshop.setup import (EMBEDDING_REFUSED_ADVICE, RERANKER_REFUSED_KEY, SLIM_IMAGE_ADVICE, VECTOR_POOL_ADVICE,
+                            SetupError, _Builder)
+
+ALL_SYSTEM = [(g.privilege,) for g in GRANTS if g.kind == "system"]
+ALL_OBJECTS = [(g.target.split(".")[1],) for g in GRANTS if g.kind == "object"]
+
+
+@pytest.fixture(autouse=True)
+def default_models(monkeypatch):
+    for name in ("EMBED_MODEL", "RERANK_MODEL", "ORACLE_DSN"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def model_files(tmp_path, monkeypatch):
+    """Small stand-ins for the ONNX files: these tests are about what the set-up does with Oracle's answer."""
+    emb, rr = tmp_path / "emb.onnx", tmp_path / "rr.onnx"
+    emb.write_bytes(b"embedding-bytes")
+    rr.write_bytes(b"reranker-bytes")
+    monkeypatch.setattr(models, "ensure_embedding_model", lambda: emb)
+    monkeypatch.setattr(models, "ensure_reranker_model", lambda: rr)
+    return emb, rr
+
+
+def loader(refuse: set[str], error=None):
+    """LOAD_ONNX_MODEL that refuses the named models with an ORA- error."""
+    def answer(sql, binds):
+        if binds["name"] in refuse:
+            return error or ora_error(54409, "Invalid model attribute name for input SECOND_INPUT")
+        return []
+    return answer
+
+
+def builder(script) -> tuple[_Builder, FakeOracle, list[str]]:
+    conn, log = FakeOracle(script), []
+    return _Builder(conn, progress=False, log=log.append), conn, log
+
+
+# --------------------------------------------------------------------------- set-up: models
+def test_a_refused_reranker_is_recorded_and_the_set_up_goes_on(model_files):
+    b, conn, log = builder({"user_mining_models": [], "LOAD_ONNX_MODEL": loader({"RERANKER"}),
+                            "VECTOR_DIMENSION_COUNT": [(384,)]})
+    facts = b.ensure_models({})
+    assert facts[RERANKER_REFUSED_KEY].startswith("ORA-54409")
+    assert facts["reranker_label"].startswith("RERANKER not loaded: Oracle refused it (ORA-54409")
+    assert RERANKER_REFUSED_KEY in b.replaced and "embedding_model_sha256" in facts
+    assert [binds["name"] for s, binds in conn.executed if "LOAD_ONNX_MODEL" in s] == ["ALL_MINILM_L6_V2", "RERANKER"]
+    assert any("Oracle refused model RERANKER (ORA-54409" in line and "going on without it" in line for line in log)
+
+
+def test_a_refused_embedding_model_stops_the_set_up_with_advice(model_files):
+    b, _, _ = builder({"user_mining_models": [], "LOAD_ONNX_MODEL": loader({"ALL_MINILM_L6_V2"},
+                                                                         ora_error(54423, "bad output shape"))})
+    with pytest.raises(SetupError) as info:
+        b.ensure_models({})
+    text = str(info.value)
+    assert "Oracle refused the embedding model ALL_MINILM_L6_V2: ORA-54423" in text
+    assert "ALL_MINILM_L12_V2" in text and "verify_oracle" in text
+    assert EMBEDDING_REFUSED_ADVICE.split("{")[0] in text
+
+
+def test_on_the_embedded_engine_a_refusal_is_a_bug_and_raises(model_files, monkeypatch):
+    monkeypatch.setattr(setup_mod, "is_embedded", lambda conn: True)
+    b, _, _ = builder({"user_mining_models": [], "LOAD_ONNX_MODEL": loader({"RERANKER"}),
+                       "VECTOR_DIMENSION_COUNT": [(384,)]})
+    with pytest.raises(Exception, match="ORA-54409"):
+        b.ensure_models({})
+
+
+def test_a_later_successful_load_forgets_the_refusal(model_files):
+    b, conn, _ = builder({"user_mining_models": [("ALL_MINILM_L6_V2", "EMBEDDING")], "LOAD_ONNX_MODEL": [],
+                          "DELETE FROM workshop_meta": []})
+    facts = b.ensure_models({RERANKER_REFUSED_KEY: "ORA-54409: old", "embedding_model_sha256": "abc"})
+    assert conn.sql("DELETE FROM workshop_meta") and conn.executed[-1][1] == {"k": RERANKER_REFUSED_KEY}
+    assert RERANKER_REFUSED_KEY not in facts and facts["reranker_is_stand_in"] == "true"
+
+
+def test_nothing_is_deleted_when_nothing_was_refused(model_files):
+    b, conn, _ = builder({"user_mining_models": [("ALL_MINILM_L6_V2", "EMBEDDING"), ("RERANKER", "REGRESSION")]})
+    b.ensure_models({"embedding_model_sha256": "abc"})
+    assert not conn.sql("DELETE")
+
+
+def test_the_model_is_loaded_with_the_blob_overload(model_files):
+    b, conn, _ = builder({"LOAD_ONNX_MODEL": []})
+    b.load_model("RERANKER", b"bytes", models.reranker_metadata())
+    sql, binds = conn.executed[0]
+    assert "model_data => :data" in sql and "JSON(:meta)" in sql and binds["data"] == b"bytes"
+    import oracledb
+    assert conn.inputsizes == [{"data": oracledb.DB_TYPE_BLOB}]
+
+
+# --------------------------------------------------------------------------- set-up: image, pool, banner
+def test_a_slim_image_is_refused_before_anything_changes():
+    b, conn, _ = builder({"all_users": [(0,)]})
+    with pytest.raises(SetupError, match="slim"):
+        b.preflight()
+    assert all("CREATE" not in s for s, _ in conn.executed)
+
+
+def test_an_empty_vector_pool_gets_the_pool_advice():
+    b, _, _ = builder({"user_indexes": [], "CREATE VECTOR INDEX": ora_error(51962, "vector memory area is out of space")})
+    with pytest.raises(SetupError) as info:
+        b.ensure_indexes()
+    assert VECTOR_POOL_ADVICE in str(info.value) and "PAPERS_HNSW" in str(info.value)
+
+
+def test_a_missing_oracle_text_indextype_gets_the_full_image_advice():
+    b, _, _ = builder({"user_indexes": [], "CREATE VECTOR INDEX": [],
+                       "CTXSYS.CONTEXT": ora_error(29833, "indextype does not exist")})
+    with pytest.raises(SetupError) as info:
+        b.ensure_indexes()
+    assert SLIM_IMAGE_ADVICE in str(info.value)
+
+
+def test_other_index_errors_are_not_disguised():
+    b, _, _ = builder({"user_indexes": [], "CREATE VECTOR INDEX": ora_error(1031, "insufficient privileges")})
+    with pytest.raises(Exception, match="ORA-01031"):
+        b.ensure_indexes()
+
+
+def test_banner_falls_back_to_the_driver_version_without_v_version():
+    conn = FakeOracle({"v$version": ora_error(942, "table or view does not exist")})
+    assert setup_mod.banner(conn) == "Oracle Database 23.26.3.0.0"
+    assert setup_mod.banner(FakeOracle({"v$version": [("Oracle AI Database 26ai Free Release 23.26.3.0.0",)]})) \
+        == "Oracle AI Database 26ai Free Release 23.26.3.0.0"
+
+
+# --------------------------------------------------------------------------- doctor: new Oracle checks
+def grant_script(system=ALL_SYSTEM, roles=(("CTXAPP",),), objects=ALL_OBJECTS, quotas=(("USERS", -1),)):
+    return {"session_privs": list(system), "session_roles": list(roles), "all_objects": list(objects),
+            "user_ts_quotas": list(quotas), "SELECT USER FROM dual": [("WORKSHOP",)]}
+
+
+def test_every_grant_held_passes():
+    assert missing_grants(FakeOracle(grant_script())) == []
+    result = doctor.check_workshop_grants(FakeOracle(grant_script()))
+    assert result.ok and f"all {len(GRANTS)} privileges" in result.detail
+
+
+def test_missing_grants_are_named_with_their_reason_and_the_statement_to_run():
+    script = grant_script(system=[p for p in ALL_SYSTEM if p != ("CREATE ANY CONTEXT",)], roles=[],
+                          objects=[o for o in ALL_OBJECTS if o != ("DBMS_VECTOR_CHAIN",)], quotas=[("USERS", 10_000)])
+    result = doctor.check_workshop_grants(FakeOracle(script))
+    assert not result.ok
+    assert "CREATE ANY CONTEXT (CREATE CONTEXT" in result.detail and "EXECUTE ON SYS.DBMS_VECTOR_CHAIN" in result.detail
+    assert "GRANT CREATE ANY CONTEXT TO WORKSHOP" in result.advice and "GRANT CTXAPP TO WORKSHOP" in result.advice
+    assert "ALTER USER WORKSHOP QUOTA UNLIMITED ON USERS" in result.advice
+    assert "GRANT CREATE TABLE" not in result.advice
+
+
+def test_unlimited_tablespace_satisfies_the_quota():
+    script = grant_script(system=ALL_SYSTEM + [("UNLIMITED TABLESPACE",)], quotas=[])
+    assert missing_grants(FakeOracle(script)) == []
+
+
+def test_object_grants_are_looked_up_with_binds():
+    conn = FakeOracle(grant_script())
+    missing_grants(conn)
+    sql, binds = next((s, b) for s, b in conn.executed if "all_objects" in s)
+    assert "owner = 'SYS'" in sql and sorted(binds.values()) == sorted(o for (o,) in ALL_OBJECTS)
+
+
+def test_oracle_text_installed_check():
+    assert doctor.check_oracle_text_installed(FakeOracle({"all_users": [(1,)]})).ok
+    slim = doctor.check_oracle_text_installed(FakeOracle({"all_users": [(0,)]}))
+    assert not slim.ok and slim.advice == SLIM_IMAGE_ADVICE
+
+
+def test_edition_check_reads_v_option():
+    product = {"product_component_version": [("Oracle AI Database 26ai Free",)]}
+    ok = doctor.check_edition(FakeOracle({**product, "v$option": [("TRUE",)]}))
+    assert ok.ok and "Oracle AI Database 26ai Free" in ok.detail and doctor.RLS_OPTION in ok.detail
+    lacking = doctor.check_edition(FakeOracle({**product, "v$option": [("FALSE",)]}))
+    assert not lacking.ok and "embedded engine" in lacking.advice
+    hidden = doctor.check_edition(FakeOracle({**product, "v$option": ora_error(942, "table or view does not exist")}))
+    assert hidden.ok and "unverified" in hidden.detail and "verify_oracle" in hidden.detail
+
+
+def test_the_doctor_reports_a_refused_reranker_with_its_error():
+    conn = FakeOracle({"user_mining_models": [("ALL_MINILM_L6_V2", "EMBEDDING")], "user_tables": [("WORKSHOP_META",)],
+                       "workshop_meta": [(RERANKER_REFUSED_KEY, "ORA-54409: Invalid model attribute name")]})
+    result = doctor.check_reranker(conn)
+    assert not result.ok and "Oracle refused it at set-up (ORA-54409" in result.detail
+    assert "verify_oracle" in result.advice and result.advice != doctor.RUN_SETUP
+
+
+def test_a_missing_reranker_without_a_refusal_still_says_run_the_set_up():
+    conn = FakeOracle({"user_mining_models": [("ALL_MINILM_L6_V2", "EMBEDDING")], "user_tables": [("WORKSHOP_META",)],
+                       "workshop_meta": [("data_version", "1.0.0")]})
+    assert doctor.check_reranker(conn).advice == doctor.RUN_SETUP
+
+
+def test_the_new_checks_are_registered_and_names_fit_the_table():
+    names = [name for name, _, _ in doctor.CHECKS]
+    for name in ("Oracle Text installed", "workshop grants", "edition (DBMS_RLS)"):
+        assert names.count(name) == 1
+    assert max(map(len, names)) <= 22
+
+
+# --------------------------------------------------------------------------- checkpoints
+def test_checkpoints_treat_oracle_as_approximate():
+    assert part01.answers_exactly(FakeOracle({})) is False
+
+
+def test_schema_index_kinds_are_what_verify_oracle_expects():
+    assert {i.kind for i in schema.INDEXES} == {"VECTOR", "TEXT"}

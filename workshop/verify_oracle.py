@@ -1,0 +1,518 @@
+"""`python -m workshop.verify_oracle`: the first live test on Oracle AI Database, as one command.
+
+It runs the checklist of the research audit (shared/research/oracle-fidelity-audit.md, section 3)
+against the database of ORACLE_DSN / ORACLE_USER / ORACLE_PASSWORD, after `python -m workshop.setup`:
+the environment (image variant, vector pool, grants, edition), both ONNX models (loaded, and their
+vectors and scores equal to the local onnxruntime to 1e-5 on accented, emoji, empty and over-long
+text), index types, approximate search, Oracle Text with the escaping lesson's errors, the property
+graph, python-oracledb binding rules, row-level security, and then every solution notebook under
+nbval. It prints a Markdown report to paste into an issue and exits 1 on any difference (2 when it
+cannot run at all). Every object it creates is named VO_* and dropped again.
+
+    python -m workshop.verify_oracle                      # everything, report on stdout
+    python -m workshop.verify_oracle --skip-notebooks --output report.md
+"""
+from __future__ import annotations
+
+import argparse
+import array
+import datetime as dt
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import oracledb
+
+from . import config, db, models, schema
+from .doctor import RLS_OPTION, edition
+from .oracle_grants import missing_grants
+from .setup import (banner, existing_graphs, existing_models, expected_counts, first_line, is_embedded,
+                    oracle_text_installed, scalar)
+
+#: The audit's parity target between the database's model and the local runtime.
+TOLERANCE = 1e-5
+#: Texts on which the in-database embedding must equal the local one. The empty string is NULL in Oracle,
+#: so VECTOR_EMBEDDING returns NULL for it (checked separately).
+PARITY_TEXTS = {
+    "plain": "HNSW builds a navigable small-world graph for approximate nearest neighbour search.",
+    "accented": "Crème brûlée, naïve café, Zürich and São Paulo: the tokenizer strips accents.",
+    "emoji": "Agents 🧠 remember 🚀 vectors ✨ and forget 🗑️ the rest.",
+    "over-long": " ".join(["Long-term memory for agents keeps facts, episodes and workflows across sessions."] * 40),
+}
+RERANK_CASES = (  # (query, relevant passage, irrelevant passage)
+    ("how do I size the vector memory pool?",
+     "Set vector_memory_size before building HNSW indexes, or creation fails with ORA-51962.",
+     "The property graph links papers to their authors."),
+    ("ranking fusion of keyword and vector results",
+     "Reciprocal Rank Fusion adds 1/(k + rank) over the keyword and the vector lists.",
+     "Crème brûlée needs a very hot grill 🍮."),
+)
+#: solutions/02 (the escaping lesson): which CONTAINS expressions must fail with a DRG- error.
+TEXT_EXPRESSIONS = {"long-term": False, "{long-term}": False, "near-duplicate": True, "{near-duplicate}": False,
+                    "what's the memory footprint of HNSW?": True}
+
+
+#: Search strings a learner might type; keyword_terms must turn each into a CONTAINS expression Oracle accepts.
+HOSTILE_SEARCHES = ("a AND (b", "NEAR((memory, pool), 3)", '"; DROP TABLE papers; --', "ORA-51962?",
+                    "what's 50% of {vector_memory_size}?", "memory - pool ~ index, $cost & fuzzy*")
+
+
+@dataclass(frozen=True)
+class Step:
+    section: str
+    name: str
+    status: str        # "PASS", "FAIL" or "SKIP"
+    detail: str = ""
+
+
+StepFn = Callable[[oracledb.Connection], list[Step]]
+
+
+def _ok(section: str, name: str, ok: bool, detail: str) -> Step:
+    return Step(section, name, "PASS" if ok else "FAIL", detail)
+
+
+def _rows(conn, sql: str, binds=None) -> list[tuple]:
+    with conn.cursor() as cur:
+        cur.execute(sql, binds or {})
+        return cur.fetchall()
+
+
+def _execute(conn, sql: str, binds=None) -> None:
+    with conn.cursor() as cur:
+        cur.execute(sql, binds or {})
+
+
+def _drop_quietly(conn, statements: list[str]) -> None:
+    for sql in statements:
+        try:
+            _execute(conn, sql)
+        except oracledb.DatabaseError:
+            pass
+
+
+# --------------------------------------------------------------------------- 1-2 environment, grants
+def environment(conn) -> list[Step]:
+    s = "1 environment"
+    if is_embedded(conn):
+        return [Step(s, "image, vector pool, V$OPTION", "SKIP", "Oracle only (embedded engine)")]
+    steps = [Step(s, "database", "PASS", f"{banner(conn)} | {edition(conn)} | python-oracledb {oracledb.__version__}")]
+    steps.append(_ok(s, "Oracle Text installed (not a slim image)", oracle_text_installed(conn),
+                     "CTXSYS present" if oracle_text_installed(conn) else "no CTXSYS user: slim image"))
+    try:
+        pool = scalar(conn, "SELECT NVL(SUM(alloc_bytes), 0) FROM v$vector_memory_pool")
+        steps.append(_ok(s, "vector memory pool > 0", bool(pool), f"{(pool or 0) / 2**20:.0f} MB allocated"))
+    except oracledb.DatabaseError as exc:
+        steps.append(Step(s, "vector memory pool > 0", "FAIL", f"V$VECTOR_MEMORY_POOL: {first_line(exc)}"))
+    try:
+        value = scalar(conn, "SELECT value FROM v$option WHERE parameter = :p", {"p": RLS_OPTION})
+        steps.append(_ok(s, f"V$OPTION {RLS_OPTION} (DBMS_RLS)", value == "TRUE", f"value {value}"))
+    except oracledb.DatabaseError as exc:
+        steps.append(Step(s, f"V$OPTION {RLS_OPTION} (DBMS_RLS)", "SKIP", f"not readable: {first_line(exc)}"))
+    return steps
+
+
+def grants(conn) -> list[Step]:
+    if is_embedded(conn):
+        return [Step("2 grants", "every privilege of workshop.oracle_grants", "SKIP", "Oracle only (embedded engine)")]
+    missing = missing_grants(conn)
+    return [_ok("2 grants", "every privilege of workshop.oracle_grants", not missing,
+                "all held" if not missing else "missing: " + ", ".join(g.label for g in missing))]
+
+
+# --------------------------------------------------------------------------- 3-5 models
+def _database_vector(conn, model: str, text: str):
+    value = scalar(conn, f"SELECT VECTOR_EMBEDDING({model} USING :t AS data) FROM dual", {"t": text})
+    return None if value is None else np.asarray(value, dtype=np.float64)
+
+
+def embedding_model(conn) -> list[Step]:
+    s = "3 embedding model"
+    name = schema.identifier(config.embedding_model_name())
+    found = existing_models(conn).get(name)
+    steps = [_ok(s, f"{name} loaded", found == "EMBEDDING", f"USER_MINING_MODELS says {found or 'nothing'}")]
+    if found != "EMBEDDING":
+        return steps
+    probe = _database_vector(conn, name, "dimension probe")
+    steps.append(_ok(s, "384 dimensions", probe is not None and probe.shape == (schema.EMBEDDING_DIMENSIONS,),
+                     f"{None if probe is None else probe.shape[0]} dimensions"))
+    steps.append(_ok(s, "empty text is NULL", _database_vector(conn, name, "") is None,
+                     "VECTOR_EMBEDDING(... USING '' AS data) must be NULL ('' is NULL in Oracle)"))
+    if name != schema.EMBEDDING_MODEL.name:
+        steps.append(Step(s, "vectors equal the local runtime", "SKIP",
+                          f"{name} is not the set-up's model, so there is no local copy to compare with"))
+        return steps
+    local = models.load_model(name, models.ensure_embedding_model().read_bytes(), None)
+    for label, text in PARITY_TEXTS.items():
+        expected = local.embed([text])[0].astype(np.float64)
+        got = _database_vector(conn, name, text)
+        if got is None or got.shape != expected.shape:
+            steps.append(Step(s, f"parity: {label}", "FAIL", f"database returned {got if got is None else got.shape}"))
+            continue
+        delta = float(np.max(np.abs(got - expected)))
+        steps.append(_ok(s, f"parity: {label}", delta < TOLERANCE, f"max |Δ| = {delta:.2e} (target < {TOLERANCE:g})"))
+    return steps
+
+
+def reranker(conn) -> list[Step]:
+    s = "4 reranker"
+    name = schema.identifier(config.reranker_model_name())
+    found = existing_models(conn).get(name)
+    steps = [_ok(s, f"{name} loaded", found == "REGRESSION", f"USER_MINING_MODELS says {found or 'nothing'}")]
+    if found != "REGRESSION":
+        return steps
+    local = None
+    if name == schema.RERANKER_MODEL.name:
+        local = models.load_model(name, models.ensure_reranker_model().read_bytes(), models.reranker_metadata())
+    for i, (query, good, bad) in enumerate(RERANK_CASES, 1):
+        scores = [float(scalar(conn, f"SELECT PREDICTION({name} USING :q AS FIRST_INPUT, :d AS SECOND_INPUT) "
+                                     "FROM dual", {"q": query, "d": d})) for d in (good, bad)]
+        steps.append(_ok(s, f"case {i}: relevant above irrelevant", scores[0] > scores[1],
+                         f"scores {scores[0]:.4f} / {scores[1]:.4f}"))
+        if local is not None:
+            expected = local.predict({"FIRST_INPUT": [query, query], "SECOND_INPUT": [good, bad]})
+            delta = float(np.max(np.abs(np.asarray(scores) - expected)))
+            steps.append(_ok(s, f"case {i}: scores equal the local runtime", delta < TOLERANCE,
+                             f"max |Δ| = {delta:.2e}"))
+    return steps
+
+
+def stored_embeddings(conn) -> list[Step]:
+    """V16 (VECTOR_EMBEDDING over a CLOB) and V18 (COUNT on a VECTOR column)."""
+    s = "5 stored embeddings"
+    want = expected_counts()["RESEARCH_CHUNKS"]
+    got = scalar(conn, "SELECT COUNT(embedding) FROM research_chunks")
+    steps = [_ok(s, "COUNT(embedding) on RESEARCH_CHUNKS", got == want, f"{got} (expected {want})")]
+    name = schema.identifier(config.embedding_model_name())
+    row = _rows(conn, f"SELECT VECTOR_DISTANCE(embedding, VECTOR_EMBEDDING({name} USING text AS data), COSINE) "
+                      "FROM research_chunks ORDER BY chunk_id FETCH FIRST 1 ROWS ONLY")
+    distance = float(row[0][0]) if row else None
+    steps.append(_ok(s, "VECTOR_EMBEDDING over the CLOB equals the stored vector",
+                     distance is not None and distance < 1e-5, f"cosine distance {distance}"))
+    return steps
+
+
+# --------------------------------------------------------------------------- 6-8 indexes and search
+def index_types(conn) -> list[Step]:
+    s = "6 indexes"
+    found = {r[0]: r[1:] for r in _rows(conn, "SELECT index_name, index_type, ityp_owner, ityp_name "
+                                              "FROM user_indexes ORDER BY index_name")}
+    try:  # 26ai: INMEMORY_NEIGHBOR_GRAPH_HNSW for an HNSW index (the embedded engine has no such column)
+        subtypes = dict(_rows(conn, "SELECT index_name, index_subtype FROM user_indexes ORDER BY index_name"))
+    except oracledb.DatabaseError as exc:
+        subtypes = {name: f"n/a ({first_line(exc)[:9]})" for name in found}
+    steps = []
+    for index in schema.INDEXES:
+        info = found.get(index.name)
+        if info is None:
+            steps.append(Step(s, index.name, "FAIL", "not in USER_INDEXES: run python -m workshop.setup"))
+            continue
+        kind, owner, itype = info
+        subtype = subtypes.get(index.name)
+        ok = kind == "VECTOR" if index.kind == "VECTOR" else (kind == "DOMAIN" and (owner, itype) == ("CTXSYS", "CONTEXT"))
+        steps.append(_ok(s, index.name, ok, f"INDEX_TYPE {kind}, ITYP {owner}.{itype}, SUBTYPE {subtype}"))
+    return steps
+
+
+def approximate_search(conn) -> list[Step]:
+    """V6: FETCH APPROX with a bound k, with and without a filter, returns k rows for every part 01 case."""
+    from checkpoints.part01 import SEARCH_CASES
+    s = "7 approximate search"
+    name = schema.identifier(config.embedding_model_name())
+    steps = []
+    for query, subject, k in SEARCH_CASES:
+        where = "WHERE primary_subject = :s " if subject else ""
+        binds = {"q": query, "k": k, **({"s": subject} if subject else {})}
+        rows = _rows(conn, f"SELECT arxiv_id FROM papers {where}ORDER BY VECTOR_DISTANCE(embedding, "
+                           f"VECTOR_EMBEDDING({name} USING :q AS data), COSINE) "
+                           "FETCH APPROX FIRST :k ROWS ONLY WITH TARGET ACCURACY 95", binds)
+        steps.append(_ok(s, f"k={k}, subject {subject}", len(rows) == k, f"{len(rows)} rows"))
+    q64 = array.array("d", [0.0] * (schema.EMBEDDING_DIMENSIONS - 1) + [1.0])
+    try:
+        rows = _rows(conn, "SELECT arxiv_id FROM papers ORDER BY VECTOR_DISTANCE(embedding, :q, COSINE), arxiv_id "
+                           "FETCH FIRST 1 ROWS ONLY", {"q": q64})
+        steps.append(_ok(s, "FLOAT64 query vector against FLOAT32 column (V10)", len(rows) == 1, "accepted"))
+    except oracledb.DatabaseError as exc:
+        steps.append(Step(s, "FLOAT64 query vector against FLOAT32 column (V10)", "FAIL",
+                          f"{first_line(exc)}: workshop.retrieval.sql.vector_bind must bind float32"))
+    return steps
+
+
+def oracle_text(conn) -> list[Step]:
+    s = "8 Oracle Text"
+    from .retrieval.keywords import keyword_terms
+    steps = []
+    for term in ("ORA-51962", "vector_memory_size"):
+        expression = keyword_terms(term)
+        hits = scalar(conn, "SELECT COUNT(*) FROM research_chunks WHERE CONTAINS(text, :q, 1) > 0", {"q": expression})
+        steps.append(_ok(s, f"keyword_terms({term!r}) = {expression!r} finds chunks", bool(hits), f"{hits} chunks"))
+    for text in HOSTILE_SEARCHES:
+        expression = keyword_terms(text)
+        if expression is None:              # nothing searchable: the helpers skip the keyword leg
+            continue
+        try:
+            hits = scalar(conn, "SELECT COUNT(*) FROM research_chunks WHERE CONTAINS(text, :q, 1) > 0",
+                          {"q": expression})
+            steps.append(Step(s, f"hostile search {text!r} is escaped", "PASS", f"{expression!r}: {hits} chunks"))
+        except oracledb.DatabaseError as exc:
+            steps.append(Step(s, f"hostile search {text!r} is escaped", "FAIL", f"{expression!r}: {first_line(exc)}"))
+    for expression, must_fail in TEXT_EXPRESSIONS.items():
+        try:
+            hits = scalar(conn, "SELECT COUNT(*) FROM papers WHERE CONTAINS(abstract, :q) > 0", {"q": expression})
+            outcome, failed = f"{hits} matches", False
+        except oracledb.DatabaseError as exc:
+            drg = next((line for line in str(exc).splitlines() if line.startswith("DRG-")), None)
+            outcome, failed = (drg or f"no DRG- line in: {first_line(exc)}"), drg is not None
+            if drg is None:
+                steps.append(Step(s, f"CONTAINS {expression!r}", "FAIL", outcome))
+                continue
+        want = "a DRG- error" if must_fail else "matches, no error"
+        steps.append(_ok(s, f"CONTAINS {expression!r} gives {want}", failed == must_fail, outcome))
+    return steps
+
+
+# --------------------------------------------------------------------------- 9 graph
+def property_graph(conn) -> list[Step]:
+    s = "9 property graph"
+    if schema.RESEARCH_GRAPH.name not in existing_graphs(conn):
+        return [Step(s, "RESEARCH_GRAPH exists", "FAIL", "not in USER_PROPERTY_GRAPHS: run python -m workshop.setup")]
+    want = expected_counts()["PAPER_AUTHORS"]
+    edges = scalar(conn, "SELECT COUNT(*) FROM GRAPH_TABLE(research_graph MATCH (a IS author) -[w IS wrote]-> "
+                         "(p IS paper) COLUMNS (a.author_id AS author_id))")
+    steps = [_ok(s, "wrote edges", edges == want, f"{edges} (expected {want})")]
+    seed = scalar(conn, "SELECT MIN(arxiv_id) FROM papers")
+    one = scalar(conn, "SELECT COUNT(DISTINCT reached) FROM GRAPH_TABLE(research_graph MATCH (src IS paper) "
+                       "-[IS similar_to]-> (dst IS paper) WHERE src.arxiv_id = :seed COLUMNS (dst.arxiv_id AS reached))",
+                 {"seed": seed})
+    two = scalar(conn, "SELECT COUNT(DISTINCT reached) FROM GRAPH_TABLE(research_graph MATCH (src IS paper) "
+                       "-[IS similar_to]->{1,2} (dst IS paper) WHERE src.arxiv_id = :seed AND dst.arxiv_id <> "
+                       "src.arxiv_id COLUMNS (dst.arxiv_id AS reached))", {"seed": seed})
+    steps.append(_ok(s, "1 hop = 5 neighbours, {1,2} reaches more", one == 5 and two > one, f"1 hop {one}, 1-2 hops {two}"))
+    return steps
+
+
+# --------------------------------------------------------------------------- 10 driver semantics
+PROBE_TABLE = "vo_probe"
+
+
+def driver_semantics(conn) -> list[Step]:
+    """D4, D5, V14 and D9: RETURNING INTO, dict and numpy binds, a JSON boolean in a path filter."""
+    s = "10 python-oracledb rules"
+    steps = []
+    _drop_quietly(conn, [f"DROP TABLE IF EXISTS {PROBE_TABLE} PURGE"])
+    _execute(conn, f"CREATE TABLE {PROBE_TABLE} (id NUMBER GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "
+                   "doc JSON, emb VECTOR(3, FLOAT32))")
+    try:
+        with conn.cursor() as cur:
+            new_id = cur.var(int)
+            cur.setinputsizes(doc=oracledb.DB_TYPE_JSON)
+            cur.execute(f"INSERT INTO {PROBE_TABLE} (doc, emb) VALUES (:doc, :emb) RETURNING id INTO :new_id",
+                        {"doc": {"success": True}, "emb": array.array("f", [1, 0, 0]), "new_id": new_id})
+            returned = new_id.getvalue()
+        steps.append(_ok(s, "INSERT ... RETURNING id INTO :new_id, dict bound as DB_TYPE_JSON",
+                         isinstance(returned, list) and len(returned) == 1, f"getvalue() = {returned}"))
+        for label, binds in (("dict without DB_TYPE_JSON", {"doc": {"success": False}, "emb": None}),
+                             ("numpy array as a vector", {"doc": None, "emb": np.array([0.0, 1.0, 0.0])})):
+            try:
+                _execute(conn, f"INSERT INTO {PROBE_TABLE} (doc, emb) VALUES (:doc, :emb)", binds)
+                steps.append(Step(s, f"{label} is refused (DPY-3002)", "FAIL", "accepted"))
+            except (oracledb.Error, TypeError) as exc:
+                steps.append(_ok(s, f"{label} is refused (DPY-3002)", "DPY-3002" in str(exc), first_line(exc)))
+        conn.rollback()
+        with conn.cursor() as cur:
+            cur.setinputsizes(doc=oracledb.DB_TYPE_JSON)
+            cur.execute(f"INSERT INTO {PROBE_TABLE} (doc) VALUES (:doc)", {"doc": {"success": True}})
+        hits = scalar(conn, f"SELECT COUNT(*) FROM {PROBE_TABLE} WHERE JSON_EXISTS(doc, '$?(@.success == true)')")
+        steps.append(_ok(s, "JSON_EXISTS with a JSON true literal (D9)", hits == 1, f"{hits} row(s)"))
+    finally:
+        conn.rollback()
+        _drop_quietly(conn, [f"DROP TABLE IF EXISTS {PROBE_TABLE} PURGE"])
+    return steps
+
+
+# --------------------------------------------------------------------------- 11 row-level security
+RLS_SPEC = """CREATE OR REPLACE PACKAGE vo_tenant_pkg AS
+  PROCEDURE set_tenant(p_tenant IN VARCHAR2);
+  FUNCTION tenant_predicate(p_schema IN VARCHAR2, p_object IN VARCHAR2) RETURN VARCHAR2;
+END vo_tenant_pkg;"""
+RLS_BODY = """CREATE OR REPLACE PACKAGE BODY vo_tenant_pkg AS
+  PROCEDURE set_tenant(p_tenant IN VARCHAR2) IS
+  BEGIN
+    DBMS_SESSION.SET_CONTEXT('vo_tenant_ctx', 'tenant_id', p_tenant);
+  END set_tenant;
+  FUNCTION tenant_predicate(p_schema IN VARCHAR2, p_object IN VARCHAR2) RETURN VARCHAR2 IS
+  BEGIN
+    RETURN 'tenant_id = SYS_CONTEXT(''vo_tenant_ctx'', ''tenant_id'')';
+  END tenant_predicate;
+END vo_tenant_pkg;"""
+RLS_CLEANUP = [
+    "BEGIN DBMS_RLS.DROP_POLICY(object_schema => USER, object_name => 'VO_SECURED', policy_name => 'VO_TENANT'); END;",
+    "DROP TABLE IF EXISTS vo_secured PURGE",
+    "DROP PACKAGE vo_tenant_pkg",
+    "DROP CONTEXT vo_tenant_ctx",
+]
+
+
+def row_level_security(conn) -> list[Step]:
+    """R1-R3: CREATE CONTEXT, a policy function declared in the package spec, isolation, update_check."""
+    s = "11 row-level security"
+    steps = []
+    _drop_quietly(conn, RLS_CLEANUP)
+    try:
+        _execute(conn, "CREATE TABLE vo_secured (id NUMBER PRIMARY KEY, tenant_id VARCHAR2(20) NOT NULL)")
+        with conn.cursor() as cur:
+            cur.executemany("INSERT INTO vo_secured (id, tenant_id) VALUES (:1, :2)",
+                            [(1, "acme"), (2, "globex"), (3, "acme")])
+        conn.commit()
+        _execute(conn, "CREATE OR REPLACE CONTEXT vo_tenant_ctx USING vo_tenant_pkg")
+        _execute(conn, RLS_SPEC)
+        _execute(conn, RLS_BODY)
+        _execute(conn, """BEGIN DBMS_RLS.ADD_POLICY(object_schema => USER, object_name => 'VO_SECURED',
+                   policy_name => 'VO_TENANT', function_schema => USER,
+                   policy_function => 'VO_TENANT_PKG.TENANT_PREDICATE',
+                   statement_types => 'SELECT,INSERT,UPDATE,DELETE', update_check => TRUE); END;""")
+        steps.append(Step(s, "CREATE CONTEXT, package, DBMS_RLS.ADD_POLICY", "PASS", "created"))
+        unset = scalar(conn, "SELECT COUNT(*) FROM vo_secured")
+        steps.append(_ok(s, "no context set: no rows", unset == 0, f"{unset} rows"))
+        with conn.cursor() as cur:
+            cur.callproc("vo_tenant_pkg.set_tenant", ["acme"])
+        seen = sorted(r[0] for r in _rows(conn, "SELECT DISTINCT tenant_id FROM vo_secured"))
+        steps.append(_ok(s, "tenant acme sees only acme", seen == ["acme"], f"tenants seen: {seen}"))
+        try:
+            _execute(conn, "INSERT INTO vo_secured (id, tenant_id) VALUES (9, 'globex')")
+            steps.append(Step(s, "cross-tenant INSERT refused (ORA-28115)", "FAIL", "accepted"))
+        except oracledb.DatabaseError as exc:
+            steps.append(_ok(s, "cross-tenant INSERT refused (ORA-28115)", "ORA-28115" in str(exc), first_line(exc)))
+        conn.rollback()
+    except oracledb.DatabaseError as exc:
+        steps.append(Step(s, "RLS set-up", "FAIL", first_line(exc)))
+    finally:
+        conn.rollback()
+        _drop_quietly(conn, RLS_CLEANUP)
+    return steps
+
+
+PRIVATE_BODY = RLS_BODY.replace("vo_tenant_pkg", "vo_private_pkg").replace("vo_tenant_ctx", "vo_private_ctx")
+PRIVATE_CLEANUP = [c.replace("VO_SECURED", "VO_PRIVATE").replace("vo_secured", "vo_private")
+                   .replace("VO_TENANT", "VO_PRIVATE").replace("vo_tenant_pkg", "vo_private_pkg")
+                   .replace("vo_tenant_ctx", "vo_private_ctx") for c in RLS_CLEANUP]
+
+
+def private_policy_function(conn) -> list[Step]:
+    """R2: a policy function that is only in the package BODY cannot be called by DBMS_RLS, so Oracle refuses
+    every query on the table (ORA-28110 per the audit). The embedded engine accepts this form; this step
+    records what Oracle does, so the engine can be made to match."""
+    s = "11 row-level security"
+    name = "policy function missing from the package spec is refused"
+    _drop_quietly(conn, PRIVATE_CLEANUP)
+    try:
+        _execute(conn, "CREATE TABLE vo_private (id NUMBER PRIMARY KEY, tenant_id VARCHAR2(20) NOT NULL)")
+        _execute(conn, "CREATE OR REPLACE CONTEXT vo_private_ctx USING vo_private_pkg")
+        _execute(conn, "CREATE OR REPLACE PACKAGE vo_private_pkg AS PROCEDURE set_tenant(p_tenant IN VARCHAR2); "
+                       "END vo_private_pkg;")
+        _execute(conn, PRIVATE_BODY)
+        _execute(conn, """BEGIN DBMS_RLS.ADD_POLICY(object_schema => USER, object_name => 'VO_PRIVATE',
+                   policy_name => 'VO_PRIVATE', function_schema => USER,
+                   policy_function => 'VO_PRIVATE_PKG.TENANT_PREDICATE', statement_types => 'SELECT'); END;""")
+        try:
+            count = scalar(conn, "SELECT COUNT(*) FROM vo_private")
+            return [Step(s, name, "FAIL", f"accepted: SELECT returned {count} rows (the audit expects ORA-28110)")]
+        except oracledb.DatabaseError as exc:
+            return [Step(s, name, "PASS", first_line(exc))]
+    except oracledb.DatabaseError as exc:
+        return [Step(s, name, "FAIL", f"set-up of the probe failed: {first_line(exc)}")]
+    finally:
+        conn.rollback()
+        _drop_quietly(conn, PRIVATE_CLEANUP)
+
+
+# --------------------------------------------------------------------------- 12 notebooks
+def notebooks(_conn=None, *, runner: Callable[..., subprocess.CompletedProcess] = subprocess.run) -> list[Step]:
+    """Every solution notebook under nbval, in a child pytest with this process's environment (ORACLE_DSN)."""
+    paths = sorted(str(p.relative_to(config.PROJECT_ROOT)) for p in (config.PROJECT_ROOT / "solutions").glob("*.ipynb"))
+    started = time.perf_counter()
+    done = runner([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider", "--nbval-lax",
+                   *paths], cwd=config.PROJECT_ROOT, capture_output=True, text=True)
+    tail = [line for line in (done.stdout or "").strip().splitlines() if line.strip()][-1:] or ["(no output)"]
+    return [_ok("12 notebooks", f"nbval on {len(paths)} solution notebooks", done.returncode == 0,
+                f"{tail[0].strip('= ')} ({time.perf_counter() - started:.0f} s)")]
+
+
+DATABASE_STEPS: tuple[StepFn, ...] = (environment, grants, embedding_model, reranker, stored_embeddings, index_types,
+                                      approximate_search, oracle_text, property_graph, driver_semantics,
+                                      row_level_security, private_policy_function)
+
+
+def run_steps(conn: oracledb.Connection, steps: tuple[StepFn, ...] = DATABASE_STEPS) -> list[Step]:
+    """Run each step; one that raises is reported FAIL with its error, and the others still run."""
+    results: list[Step] = []
+    for fn in steps:
+        try:
+            results.extend(fn(conn))
+        except Exception as exc:  # a report tool: every failure becomes a line of the report
+            results.append(Step(fn.__name__, "the step raised", "FAIL", f"{type(exc).__name__}: {first_line(exc)}"))
+            try:
+                conn.rollback()
+            except oracledb.Error:
+                pass
+    return results
+
+
+def _cell(text: str) -> str:
+    """A Markdown table cell: pipes escaped, one line."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def report(steps: list[Step], *, dsn: str) -> str:
+    """Markdown a maintainer pastes into an issue."""
+    failed = [s for s in steps if s.status == "FAIL"]
+    lines = ["### `python -m workshop.verify_oracle` report", "",
+             f"- when: {dt.datetime.now(dt.timezone.utc).isoformat(timespec='seconds')}",
+             f"- database: `{dsn}`; python {platform.python_version()}, python-oracledb {oracledb.__version__}",
+             f"- embedding model `{config.embedding_model_name()}`, reranker `{config.reranker_model_name()}`", "",
+             "| section | check | result | detail |", "|---|---|---|---|"]
+    lines += [f"| {s.section} | {s.name} | {s.status} | {_cell(s.detail)} |" for s in steps]
+    counts = {k: sum(1 for s in steps if s.status == k) for k in ("PASS", "FAIL", "SKIP")}
+    lines += ["", f"Result: {'DIFFERENCES FOUND' if failed else 'no difference'} "
+                  f"({counts['PASS']} pass, {counts['FAIL']} fail, {counts['SKIP']} skipped)"]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m workshop.verify_oracle", description=__doc__.splitlines()[0])
+    parser.add_argument("--skip-notebooks", action="store_true", help="do not run the solution notebooks under nbval")
+    parser.add_argument("--output", help="also write the report to this file")
+    parser.add_argument("--allow-embedded", action="store_true",
+                        help="run against the embedded engine (to try the command; it is not a live test)")
+    args = parser.parse_args(argv)
+    if not config.oracle_dsn() and not args.allow_embedded:
+        print("ORACLE_DSN is not set: this command checks a live Oracle AI Database. Set ORACLE_DSN, ORACLE_USER "
+              "and ORACLE_PASSWORD (the devcontainer does), run python -m workshop.setup, then run it again.",
+              file=sys.stderr)
+        return 2
+    try:
+        conn = db.connect()
+    except (ConnectionError, RuntimeError, oracledb.Error) as exc:
+        print(f"Could not connect: {exc}", file=sys.stderr)
+        return 2
+    try:
+        steps = run_steps(conn, DATABASE_STEPS)
+        dsn = conn.dsn if not is_embedded(conn) else f"embedded engine ({conn.dsn})"
+    finally:
+        conn.close()
+    if not args.skip_notebooks:
+        steps += notebooks()
+    text = report(steps, dsn=dsn)
+    print(text)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+    return 1 if any(s.status == "FAIL" for s in steps) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
