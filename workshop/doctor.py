@@ -21,17 +21,11 @@ import pandas as pd
 
 from . import config, db, models, schema
 from .data import DATA_VERSION
-<<<<<<< HEAD
 from .data.finance import FINANCE_TABLES
-from .setup import (SLIM_IMAGE_ADVICE, VECTOR_POOL_ADVICE, banner, engine_of, existing_graphs, existing_indexes,
-                    existing_models, existing_tables, expected_counts, is_embedded, oracle_text_installed, read_meta,
-                    scalar)
-=======
 from .oracle_grants import GRANTS, missing_grants
 from .setup import (RERANKER_REFUSED_KEY, SLIM_IMAGE_ADVICE, VECTOR_POOL_ADVICE, banner, engine_of, existing_graphs,
                     existing_indexes, existing_models, existing_tables, expected_counts, is_embedded,
                     oracle_text_installed, read_meta, scalar)
->>>>>>> oracle-path
 
 RUN_SETUP = "run: python -m workshop.setup"
 RUN_RESET = "run: python -m workshop.setup --reset"
