@@ -96,3 +96,13 @@ def test_cast_and_to_char_agree_on_every_number(conn, value):
         cur.execute("SELECT CAST(:n AS VARCHAR2(200)), TO_CHAR(:n) FROM dual", n=value)
         cast_text, char_text = cur.fetchone()
     assert cast_text == char_text
+
+
+def test_unordered_results_are_not_silently_in_key_order(cur):
+    """reverse_unordered_selects is always on: code that forgets ORDER BY fails here, as on Oracle."""
+    cur.execute("CREATE TABLE u (id NUMBER PRIMARY KEY, n VARCHAR2(5))")
+    cur.executemany("INSERT INTO u VALUES (:1, :2)", [(1, "a"), (2, "b"), (3, "c")])
+    assert cur.execute("SELECT id FROM u").fetchall() == [(3,), (2,), (1,)]
+    assert cur.execute("SELECT id FROM u ORDER BY id").fetchall() == [(1,), (2,), (3,)]
+    cur.execute("SELECT t.v FROM JSON_TABLE(:j, '$[*]' COLUMNS (v NUMBER PATH '$')) t", j="[1, 2, 3]")
+    assert cur.fetchall() == [(1,), (2,), (3,)]  # a table function keeps the order it produces
