@@ -104,8 +104,9 @@ def main() -> None:
     print(f"# bench_models: onnxruntime {ort.__version__}, {os.cpu_count()} CPUs, "
           f"{THREADS_ENV}={os.environ.get(THREADS_ENV, '2')}, embedding model cached+loaded in {load_seconds:.1f} s, "
           f"load average before {os.getloadavg()[0]:.1f}\n")
-    print("| embedding (all-MiniLM-L6-v2) | texts | one call per text (sent/s) | batched fast path (sent/s) |")
-    print("|---|---:|---:|---:|")
+    if not args.rerank_only:
+        print("| embedding (all-MiniLM-L6-v2) | texts | one call per text (sent/s) | batched fast path (sent/s) |")
+        print("|---|---:|---:|---:|")
     for label, corpus in () if args.rerank_only else (("short, 8-30 words", short), ("passage, 80-120 words", passages)):
         times = interleaved({"single": lambda c=corpus: embedder.embed(c, batched=False),
                              "batched": lambda c=corpus: embedder.embed(c, batched=True)}, args.repeats)
@@ -220,6 +221,10 @@ def rerank_runtime(rng: random.Random, words: list[str], embedder, n_queries: in
     def warm(q, c, v):
         return default.predict(pairs(q, c))
 
+    def one_row_runs(q, c, v):
+        with patched(batching, "MAX_BATCH_ROWS", 1):
+            return default.predict(pairs(q, c), cache=False)
+
     def big_batches(q, c, v):
         with patched(batching, "MAX_BATCH_TOKENS", 2048):
             return default.predict(pairs(q, c), cache=False)
@@ -234,6 +239,7 @@ def rerank_runtime(rng: random.Random, words: list[str], embedder, n_queries: in
         "RERANKER (MaxSim), late path, passage states cached (warm)": warm,
         "  same late path, no cache, 1 intra-op thread": lambda q, c, v: one_thread.predict(pairs(q, c), cache=False),
         "  same late path, no cache, batches of 2048 tokens (default 512)": big_batches,
+        "  same late path, no cache, one passage per tower run (no padding)": one_row_runs,
         "  same late path, no cache, basic graph optimisation (default: all)": lambda q, c, v: basic_opt.predict(
             pairs(q, c), cache=False),
         "cosine baseline (former stand-in), batched": lambda q, c, v: cosine.predict(pairs(q, c), batched=True),

@@ -16,8 +16,9 @@ installed (`pip install ranx==0.3.21`); the run stops if they disagree by more t
 Rerankers: the default RERANKER (training-free late interaction, MaxSim over all-MiniLM-L6-v2 token
 states; not a cross-encoder), the former stand-in (bi-encoder cosine, loaded as a named baseline), and
 with `--cross-encoder FOLDER` any BERT cross-encoder on disk (built with ensure_cross_encoder_model).
-Latency is the statement's wall time with the passage-state cache emptied before each statement (the
-cold case; bench_models.py measures the warm one). Runs on a temporary copy of the set-up database.
+Latency is the statement's wall time, the passage-state cache kept across the run (`--cold` empties it
+before each statement; bench_models.py measures both side by side). Runs on a temporary copy of the set-up
+database.
 
     .venv/bin/python benchmarks/bench_rerank_quality.py [--cross-encoder FOLDER] [--bootstrap 10000]
 """
@@ -89,8 +90,8 @@ def ranx_check(qrels: dict, runs: dict[str, dict[str, list[str]]], ours: dict[st
             if diff > 1e-9:
                 raise AssertionError(f"{system} {name}: ours {ours[system][name]:.12f}, ranx {theirs[ranx_name]:.12f}")
             worst = max(worst, diff)
-    import ranx
-    return f"ranx {ranx.__version__} agrees on every system and metric (max |difference| {worst:.1e})"
+    from importlib.metadata import version
+    return f"ranx {version('ranx')} agrees on every system and metric (max |difference| {worst:.1e})"
 
 
 # ----------------------------------------------------------------------------- the runs
@@ -105,8 +106,10 @@ def clear_caches() -> None:
         model.clear_cache()
 
 
-def timed_rerank(conn, model: str, passage: str, query: str, candidates: list[str]) -> tuple[list[str], float]:
-    clear_caches()
+def timed_rerank(conn, model: str, passage: str, query: str, candidates: list[str],
+                 cold: bool) -> tuple[list[str], float]:
+    if cold:
+        clear_caches()
     binds = {"q": query, **{f"c{i}": c for i, c in enumerate(candidates)}}
     with conn.cursor() as cur:
         t0 = time.perf_counter()
@@ -135,8 +138,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cross-encoder", type=Path, help="a BERT cross-encoder folder to compare as well")
     parser.add_argument("--bootstrap", type=int, default=10000, help="paired bootstrap rounds for the CI")
+    parser.add_argument("--cold", action="store_true", help="empty the passage-state cache before every statement")
+    parser.add_argument("--runs-out", type=Path, help="save the rankings and timings (JSON)")
+    parser.add_argument("--runs-in", type=Path, help="print the tables from saved rankings instead of running")
+    parser.add_argument("--limit", type=int, help="only the first N golden queries (a smoke run)")
     args = parser.parse_args()
     load_before = os.getloadavg()
+    golden = load_golden_queries()[: args.limit]
+    qrels = {q["query_id"]: dict(q["relevance"]) for q in golden}
+    if args.runs_in:
+        saved = json.loads(args.runs_in.read_text())
+        runs, times, rerankers = saved["runs"], saved["times"], saved["rerankers"]
+    else:
+        runs, times, rerankers = compute_runs(args, golden)
+        if args.runs_out:
+            args.runs_out.write_text(json.dumps({"runs": runs, "times": times, "rerankers": rerankers}))
+    report(args, golden, qrels, runs, times, rerankers, load_before)
+
+
+def compute_runs(args, golden) -> tuple[dict, dict, dict]:
 
     tmp = Path(tempfile.mkdtemp(prefix="bench_rerank_"))
     try:
@@ -149,18 +169,17 @@ def main() -> None:
             "RERANKER (MaxSim), text": ("RERANKER", TEXT),
             "RERANKER (MaxSim), title || '. ' || text": ("RERANKER", TITLED),
             "cosine baseline (former stand-in), text": ("RERANKER_COSINE", TEXT),
-            "cosine baseline (former stand-in), title || '. ' || text": ("RERANKER_COSINE", TITLED),
         }
         if args.cross_encoder:
             load(conn, "RERANKER_CE", models.ensure_cross_encoder_model(args.cross_encoder))
             rerankers[f"cross-encoder {args.cross_encoder.name}, text"] = ("RERANKER_CE", TEXT)
             rerankers[f"cross-encoder {args.cross_encoder.name}, title || '. ' || text"] = ("RERANKER_CE", TITLED)
 
-        golden = load_golden_queries()
-        qrels = {q["query_id"]: dict(q["relevance"]) for q in golden}
         runs: dict[str, dict[str, list[str]]] = {}
         times: dict[str, list[float]] = {}
-        for q in golden:
+        for n, q in enumerate(golden, start=1):
+            if n % 10 == 0:
+                print(f"  {n}/{len(golden)} queries", file=sys.stderr, flush=True)
             filters = {"tenant": q["tenant"], "is_current": 1}
             t0 = time.perf_counter()
             vec = vector_search(conn, "research_chunks", "embedding", q["query"], k=DEPTH, filters=filters,
@@ -174,13 +193,16 @@ def main() -> None:
             times.setdefault("vector search alone (reference)", []).append(t1 - t0)
             times.setdefault("RRF top 40 (the input)", []).append(t2 - t1)
             for label, (model, passage) in rerankers.items():
-                ranked, elapsed = timed_rerank(conn, model, passage, q["query"], list(rrf["chunk_id"]))
+                ranked, elapsed = timed_rerank(conn, model, passage, q["query"], list(rrf["chunk_id"]), args.cold)
                 runs.setdefault(label, {})[q["query_id"]] = ranked
                 times.setdefault(label, []).append(elapsed)
         conn.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    return runs, times, rerankers
 
+
+def report(args, golden, qrels, runs, times, rerankers, load_before) -> None:
     per_query = {s: {m: np.array([fn(runs[s][q["query_id"]], qrels[q["query_id"]]) for q in golden])
                      for m, (fn, _) in METRICS.items()} for s in runs}
     means = {s: {m: float(v.mean()) for m, v in per_query[s].items()} for s in runs}
@@ -198,8 +220,11 @@ def main() -> None:
         ms = np.array(times[s]) * 1000
         print(f"| {s} | {means[s]['NDCG@10']:.3f} | {means[s]['R@5']:.3f} | {means[s]['MRR']:.3f} | "
               f"{np.percentile(ms, 50):.0f} | {np.percentile(ms, 95):.0f} |")
+    cache = ("emptied before each (cold)" if args.cold else
+             "kept across the run, so later queries reuse passages earlier ones scored (bench_models.py has cold "
+             "and warm side by side)")
     print(f"\n{check}. Reranker latency: one PREDICTION statement over the 40 candidates, passage-state cache "
-          "emptied before each (cold).")
+          f"{cache}.")
 
     intents = sorted({q["intent"] for q in golden})
     counts = {i: sum(q["intent"] == i for q in golden) for i in intents}
