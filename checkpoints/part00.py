@@ -1,7 +1,7 @@
 """Checkpoint of part 00, the warm-up TODO (notebooks/00_setup_and_orientation.ipynb).
 
     from checkpoints import part00
-    part00.todo_1(conn, subjects_sql)     # papers per primary subject, most first
+    part00.check_subjects_sql(conn, subjects_sql)     # papers per primary subject, most first
 
 The expected counts come from the shipped data files (workshop.data), not from the database.
 """
@@ -15,11 +15,13 @@ from workshop.data import load_papers
 
 from .framework import checkpoint, expect, expect_filled, expect_ordered_by, expect_rows_equal
 
+NOTEBOOK = "00_setup_and_orientation.ipynb"
+
 HINT = "GROUP BY primary_subject with COUNT(*) in the select list, then ORDER BY that count DESC."
 
 
-@checkpoint("TODO 1: papers per subject", hint=HINT)
-def todo_1(conn: oracledb.Connection, subjects_sql: str | None) -> str:
+@checkpoint("papers per subject", hint=HINT)
+def check_subjects_sql(conn: oracledb.Connection, subjects_sql: str | None) -> str:
     """subjects_sql returns (primary_subject, number of papers) for every subject, most papers first."""
     expect_filled(subjects_sql, "subjects_sql")
     expect(isinstance(subjects_sql, str), f"subjects_sql is a {type(subjects_sql).__name__}, expected the SQL text",

@@ -5,10 +5,10 @@ the stored vectors, or SQL the learner did not write), so a stub or a plausible 
 with a reason and a hint.
 
     from checkpoints import part01
-    part01.todo_1(conn)                               # PAPER_VECTORS created, filled, committed
-    part01.todo_2(conn)                               # a vector index on PAPER_VECTORS(EMBEDDING)
-    part01.todo_3(conn, search_papers)                # filtered top-k search function
-    part01.todo_4(conn, papers_vs, search_store)      # OracleVS store and a metadata-filtered search
+    part01.check_paper_vectors(conn)                             # PAPER_VECTORS created, filled, committed
+    part01.check_vector_index(conn)                             # a vector index on PAPER_VECTORS(EMBEDDING)
+    part01.check_search_papers(conn, search_papers)              # filtered top-k search function
+    part01.check_papers_store(conn, papers_vs, search_store)    # OracleVS store and a metadata-filtered search
 """
 from __future__ import annotations
 
@@ -21,8 +21,11 @@ import oracledb
 
 from workshop import config, schema
 
+from .framework.registry import todo_ref
 from .framework import (checkpoint, expect, expect_column, expect_committed, expect_filled, expect_index,
                         expect_keys, expect_ordered_by, expect_row_count, expect_table, fail)
+
+NOTEBOOK = "01_vector_search.ipynb"
 
 TABLE = "PAPER_VECTORS"
 STORE_TABLE = "PAPERS_VS"
@@ -131,8 +134,8 @@ def expect_nearest(conn: oracledb.Connection, rows: list[dict], expected: list[t
 
 
 # --------------------------------------------------------------------------- TODO 1
-@checkpoint("TODO 1: PAPER_VECTORS, filled in the database")
-def todo_1(conn: oracledb.Connection) -> str:
+@checkpoint("PAPER_VECTORS, filled in the database")
+def check_paper_vectors(conn: oracledb.Connection) -> str:
     """PAPER_VECTORS has the four columns, one committed row per paper, each with the embedding of its text."""
     expect_table(conn, TABLE, hint="Run your CREATE TABLE paper_vectors (...) statement in the TODO cell.")
     expect_column(conn, TABLE, "arxiv_id", "VARCHAR2")
@@ -168,14 +171,14 @@ def todo_1(conn: oracledb.Connection) -> str:
 
 
 # --------------------------------------------------------------------------- TODO 2
-@checkpoint("TODO 2: an HNSW vector index on PAPER_VECTORS")
-def todo_2(conn: oracledb.Connection) -> str:
+@checkpoint("an HNSW vector index on PAPER_VECTORS")
+def check_vector_index(conn: oracledb.Connection) -> str:
     """A VECTOR index on PAPER_VECTORS(EMBEDDING), and the table still holds the committed rows of TODO 1."""
-    expect_table(conn, TABLE, hint="Run TODO 1 first: the index goes on PAPER_VECTORS.")
+    expect_table(conn, TABLE, hint=f"Run {todo_ref(__name__, 'paper_vectors')} first: the index goes on PAPER_VECTORS.")
     name = expect_index(conn, table=TABLE, column="embedding", kind="VECTOR",
                         hint="CREATE VECTOR INDEX paper_vectors_hnsw ON paper_vectors (embedding) ORGANIZATION "
                              "INMEMORY NEIGHBOR GRAPH DISTANCE COSINE WITH TARGET ACCURACY 95")
-    expect_committed(conn, TABLE, at_least=1, hint="Re-run TODO 1: the index is only useful on a filled table.")
+    expect_committed(conn, TABLE, at_least=1, hint=f"Re-run {todo_ref(__name__, 'paper_vectors')}: the index is only useful on a filled table.")
     return f"{name} (INDEX_TYPE VECTOR) on {TABLE}(EMBEDDING)"
 
 
@@ -185,12 +188,12 @@ SEARCH_HINT = ("SELECT arxiv_id, title, primary_subject, VECTOR_DISTANCE(embeddi
                "distance FETCH APPROX FIRST :k ROWS ONLY")
 
 
-@checkpoint("TODO 3: filtered similarity search", hint=SEARCH_HINT)
-def todo_3(conn: oracledb.Connection, search_papers: Callable[..., Any]) -> str:
+@checkpoint("filtered similarity search", hint=SEARCH_HINT)
+def check_search_papers(conn: oracledb.Connection, search_papers: Callable[..., Any]) -> str:
     """search_papers(conn, query, subject, k): the k nearest papers of that subject (all when None), nearest first,
     with the cosine distance; checked against numpy over PAPER_VECTORS."""
     expect_filled(search_papers, "search_papers")
-    expect_table(conn, TABLE, hint="Run TODO 1 first: search_papers reads PAPER_VECTORS.")
+    expect_table(conn, TABLE, hint=f"Run {todo_ref(__name__, 'paper_vectors')} first: search_papers reads PAPER_VECTORS.")
     ids, subjects, matrix = _vectors(conn)
     for query, subject, k in SEARCH_CASES:
         call = f"search_papers(conn, {query!r}, subject={subject!r}, k={k})"
@@ -221,8 +224,8 @@ STORE_HINT = ("similarity_search(query, k=k, filter={'primary_subject': subject}
               "takes the top k.")
 
 
-@checkpoint("TODO 4: an OracleVS store with a metadata filter", hint=STORE_HINT)
-def todo_4(conn: oracledb.Connection, papers_vs: Any, search_store: Callable[..., Any]) -> str:
+@checkpoint("an OracleVS store with a metadata filter", hint=STORE_HINT)
+def check_papers_store(conn: oracledb.Connection, papers_vs: Any, search_store: Callable[..., Any]) -> str:
     """papers_vs: OracleVS over PAPERS_VS, embedded in the database; search_store(store, query, subject, k): k
     Documents of that subject, nearest first, checked against SQL over PAPERS_VS."""
     from langchain_oracledb import OracleEmbeddings, OracleVS
@@ -286,7 +289,7 @@ def _vectors(conn: oracledb.Connection) -> tuple[list[str], list[str], np.ndarra
         cur.execute(f"SELECT arxiv_id, primary_subject, embedding FROM {TABLE} ORDER BY arxiv_id")
         rows = cur.fetchall()
     expect(rows and all(r[2] is not None for r in rows), f"{TABLE} is empty or has rows without embeddings",
-           "Re-run TODO 1.")
+           f"Re-run {todo_ref(__name__, 'paper_vectors')}.")
     return [r[0] for r in rows], [r[1] for r in rows], np.array([np.asarray(r[2], np.float64) for r in rows])
 
 

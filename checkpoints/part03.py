@@ -14,7 +14,7 @@ a random token), verifies the effect in the live database, through a *second* co
     part03.check_write_workflow(conn, stores, write_workflow)          # TODO 7
     part03.check_write_entity(conn, stores, write_entity)              # TODO 8
 
-(`todo_1` ... `todo_8` are the same functions under the series' generic names.)
+(`todo_1` ... `todo_8` are deprecated aliases kept for the part 03 tests; notebooks call check_<name>.)
 """
 from __future__ import annotations
 
@@ -34,7 +34,10 @@ from workshop import config, schema
 from .framework import (checkpoint, column_types, expect, expect_at_most_k, expect_column, expect_filled, expect_keys,
                         expect_table, fail, table_exists)
 from .framework.dictionary import COMMIT_HINT
+from .framework.registry import todo_ref
 from .recording import Statement
+
+NOTEBOOK = "03_agent_memory.ipynb"
 
 TABLE = "CONVERSATION_MEMORY"
 STORE_TABLES = {"knowledge_base": "KNOWLEDGE_BASE_VS", "workflow": "WORKFLOW_VS", "toolbox": "TOOLBOX_VS",
@@ -128,10 +131,11 @@ def _as_id(value: Any, function: str) -> int:
 
 def _store(stores: Any, key: str) -> Any:
     """stores[key], or a failure that sends the learner back to TODO 4."""
-    expect_filled(stores, "stores", "Complete TODO 4 (the five stores) and run its cell and checkpoint first.")
+    expect_filled(stores, "stores", f"Complete {todo_ref(__name__, 'stores')} (the five stores) and run its cell and "
+                                    "checkpoint first.")
     if not isinstance(stores, Mapping) or key not in stores:
-        fail(f"`stores` has no {key!r} store", "Pass the `stores` dict from TODO 4 (run its cell and checkpoint "
-             "first).")
+        fail(f"`stores` has no {key!r} store", f"Pass the `stores` dict from {todo_ref(__name__, 'stores')} (run its "
+             "cell and checkpoint first).")
     return stores[key]
 
 
@@ -373,7 +377,7 @@ def _rerun(conn: oracledb.Connection, sql: str, name: str, example: str) -> None
         raise
 
 
-@checkpoint("TODO 1: create the CONVERSATION_MEMORY table and its thread index")
+@checkpoint("create the CONVERSATION_MEMORY table and its thread index")
 def check_conversation_table(conn: oracledb.Connection, conversation_ddl: str,
                              conversation_index_ddl: str | None = None) -> str:
     """Both statements are checked twice: as written, on a scratch table (so a wrong statement cannot pass
@@ -442,7 +446,7 @@ def _insert_of_call(recorder: Any, before: int, call: str) -> "Statement":
     return inserts[0]
 
 
-@checkpoint("TODO 2: write a turn with INSERT ... RETURNING id INTO")
+@checkpoint("write a turn with INSERT ... RETURNING id INTO")
 def check_write_conversation(conn: oracledb.Connection, write_conversation: Callable) -> str:
     from .recording import RecordingConnection, has_aggregate_call
     _expect_function(write_conversation, "write_conversation")
@@ -569,7 +573,7 @@ def _expect_turns(got: list[str], want: list[str], others: list[str], call: str,
          "Select the thread's turns: SELECT ... FROM conversation_memory WHERE thread_id = :thread_id.")
 
 
-@checkpoint("TODO 3: read a thread's newest turns, oldest first")
+@checkpoint("read a thread's newest turns, oldest first")
 def check_read_conversation(conn: oracledb.Connection, read_conversation: Callable) -> str:
     from .recording import RecordingConnection
     _expect_function(read_conversation, "read_conversation")
@@ -632,7 +636,7 @@ def _expect_store_indexes(conn: oracledb.Connection, when: str) -> dict[str, str
     return names
 
 
-@checkpoint("TODO 4: the five OracleVS stores, each with an HNSW index")
+@checkpoint("the five OracleVS stores, each with an HNSW index")
 def check_stores(conn: oracledb.Connection, stores: Any, index_stores: Callable | None = None) -> str:
     from langchain_oracledb import OracleEmbeddings, OracleVS
     from langchain_oracledb.vectorstores.utils import DistanceStrategy
@@ -688,7 +692,7 @@ def _recorded_stores(stores: Any) -> dict:
     return recording_stores(dict(stores))
 
 
-@checkpoint("TODO 5: write to the knowledge base")
+@checkpoint("write to the knowledge base")
 def check_write_knowledge(conn: oracledb.Connection, stores: Any, write_knowledge: Callable) -> str:
     _expect_function(write_knowledge, "write_knowledge")
     _store(stores, "knowledge_base")
@@ -782,7 +786,7 @@ def _expect_nearest_with_ties(got: list[dict], want: list[tuple[str, dict, float
                "Return the score that similarity_search_with_score gives with each document.")
 
 
-@checkpoint("TODO 6: search the knowledge base (k and a metadata filter)")
+@checkpoint("search the knowledge base (k and a metadata filter)")
 def check_read_knowledge(conn: oracledb.Connection, stores: Any, read_knowledge: Callable) -> str:
     from .recording import argument
     _expect_function(read_knowledge, "read_knowledge")
@@ -871,7 +875,7 @@ def _check_workflow(meta: dict, text: str, query: str, steps: list[str], answer:
              "Build the text from the query, every step and the final answer, so a search can find them.")
 
 
-@checkpoint("TODO 7: write a workflow with computed metadata")
+@checkpoint("write a workflow with computed metadata")
 def check_write_workflow(conn: oracledb.Connection, stores: Any, write_workflow: Callable) -> str:
     _expect_function(write_workflow, "write_workflow")
     _store(stores, "workflow")
@@ -905,7 +909,7 @@ def check_write_workflow(conn: oracledb.Connection, stores: Any, write_workflow:
 
 
 # --------------------------------------------------------------------------- TODO 8
-@checkpoint("TODO 8: write an entity (one row per entity, updated in place)")
+@checkpoint("write an entity (one row per entity, updated in place)")
 def check_write_entity(conn: oracledb.Connection, stores: Any, write_entity: Callable) -> str:
     _expect_function(write_entity, "write_entity")
     _store(stores, "entity")

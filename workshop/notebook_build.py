@@ -57,8 +57,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(_relative(solution))
                 for todo in list_todos(solution, _relative(solution)):
                     hints = " | ".join(h for h in todo.hints if h) or "(no hint)"
-                    print(f"  TODO {todo.number}: cell {todo.cell_index + 1} (id {todo.cell_id}), checkpoint "
-                          f"cell {todo.checkpoint_index + 1}: {hints}")
+                    print(f"  TODO {todo.number} {todo.name} ({todo.check_function}): cell {todo.cell_index + 1} "
+                          f"(id {todo.cell_id}), checkpoint cell {todo.checkpoint_index + 1}: {hints}")
             return 0
         report = build_folder(args.solutions, args.notebooks)
     except MarkupError as exc:

@@ -2,8 +2,10 @@
 
     from checkpoints.framework import checkpoint, expect_table, expect_column
 
-    @checkpoint("TODO 1: create the RESEARCH_CHUNKS table")
-    def todo_1(conn):
+    NOTEBOOK = "01_vector_search.ipynb"
+
+    @checkpoint("create the RESEARCH_CHUNKS table")       # shown as "TODO <n>: ..." (n from the notebook)
+    def check_research_chunks(conn):
         expect_table(conn, "research_chunks")
         expect_column(conn, "research_chunks", "embedding", "VECTOR", dims=384, fmt="FLOAT32")
 
@@ -15,7 +17,9 @@ from .dictionary import (INDEX_KINDS, ColumnType, column_types, committed_row_co
                          index_exists, index_kind, row_count, table_exists, vector_format_name)
 from .expect import (expect, expect_at_most_k, expect_count, expect_filled, expect_keys, expect_ordered_by,
                      expect_rows_equal, fail)
+from . import escalation, registry
 from .outcome import CheckpointError, CheckpointFailed, Outcome
+from .registry import TodoEntry, todo_ref
 from .render import as_html, as_text, in_notebook, show
 from .runner import CheckContext, as_failure, check, checkpoint, database_hint
 
@@ -25,5 +29,5 @@ __all__ = [
     "dictionary_name", "expect", "expect_at_most_k", "expect_column", "expect_committed", "expect_count",
     "expect_filled", "expect_index", "expect_keys", "expect_ordered_by", "expect_row_count", "expect_rows_equal",
     "expect_table", "fail", "find_indexes", "in_notebook", "index_exists", "index_kind", "row_count", "show",
-    "table_exists", "vector_format_name",
+    "table_exists", "vector_format_name", "escalation", "registry", "TodoEntry", "todo_ref",
 ]

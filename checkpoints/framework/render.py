@@ -1,10 +1,15 @@
-"""Showing an outcome: an HTML box in Jupyter, one block of plain text anywhere else."""
+"""Showing an outcome: an HTML box in Jupyter for a pass, one block of plain text anywhere else.
+
+A failure is shown once: inside a notebook (and in terminal IPython) the raised exception's
+`_render_traceback_` is the message, so nothing is displayed before it; in a plain script or
+under pytest it is printed, then raised.
+"""
 from __future__ import annotations
 
 import html
 import sys
 
-from .outcome import ERROR, FAIL, PASS, Outcome
+from .outcome import ERROR, FAIL, PASS, CheckpointFailed, Outcome, wrap
 
 _STYLE = {
     PASS: ("✅", "passed", "#1a7f37", "#e6f4ea"),
@@ -19,9 +24,9 @@ def as_text(outcome: Outcome) -> str:
     head = f"{icon} {outcome.label} — {verdict}" if outcome.label else f"{icon} {verdict}"
     if outcome.status == PASS:
         return f"{head} ({outcome.message})" if outcome.message else head
-    lines = [head, f"   {_FIRST_LABEL[outcome.status]}: {outcome.message}"]
+    lines = [head, *wrap(_FIRST_LABEL[outcome.status], outcome.message)]
     if outcome.hint:
-        lines.append(f"   Hint: {outcome.hint}")
+        lines += wrap("Hint", outcome.hint)
     return "\n".join(lines)
 
 
@@ -29,7 +34,7 @@ def as_html(outcome: Outcome) -> str:
     icon, verdict, color, background = _STYLE[outcome.status]
     label = html.escape(outcome.label)
     parts = [f'<div style="border-left:4px solid {color};background:{background};padding:6px 10px;'
-             f'margin:4px 0;color:#1f1f1f">',
+             f'margin:4px 0;color:#1f1f1f;white-space:normal;overflow-wrap:anywhere">',
              f'<strong style="color:{color}">{icon} {label}</strong> — {html.escape(verdict)}']
     if outcome.status == PASS:
         if outcome.message:
@@ -49,6 +54,12 @@ def in_notebook() -> bool:
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
+def in_ipython() -> bool:
+    """True when IPython runs the code (a kernel or the terminal shell): it renders the raised failure itself."""
+    ipython = sys.modules.get("IPython")
+    return ipython is not None and ipython.get_ipython() is not None
+
+
 def show(outcome: Outcome) -> None:
     text = as_text(outcome)
     if in_notebook():
@@ -56,3 +67,9 @@ def show(outcome: Outcome) -> None:
         display({"text/plain": text, "text/html": as_html(outcome)}, raw=True)
     else:
         print(text, flush=True)
+
+
+def show_failure(failure: CheckpointFailed) -> None:
+    """A failure about to be raised: printed only where nothing else would show it (scripts, pytest)."""
+    if not in_ipython():
+        print(as_text(failure.outcome()), flush=True)

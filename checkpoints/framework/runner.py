@@ -7,15 +7,22 @@ cell as failed, with the friendly message as the whole traceback.
 from __future__ import annotations
 
 import functools
+import inspect
+import re
+import sys
 import traceback
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterator, TypeVar
+from typing import Callable, Iterator, TypeVar, Union
 
 import oracledb
 
+from . import escalation, progress_log, registry
 from .outcome import PASS, CheckpointError, CheckpointFailed, Outcome
-from .render import show
+from .render import show, show_failure
+
+HintText = Union[str, Sequence[str], None]
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -61,11 +68,12 @@ def database_hint(exc: oracledb.Error) -> str:
     return ORA_HINTS.get(code, ORA_DEFAULT_HINT)
 
 
-def as_failure(exc: Exception, label: str, hint: str | None = None) -> CheckpointFailed:
+def as_failure(exc: Exception, label: str, hint: HintText = None) -> CheckpointFailed:
     """Translate whatever a check raised into the friendly exception that is shown and raised."""
     if isinstance(exc, CheckpointFailed):
         exc.label = exc.label or label
-        exc.hint = exc.hint or hint or ""
+        if not exc.hint_levels and hint:
+            exc.set_hint(hint)
         return exc
     if isinstance(exc, NotImplementedError) and str(exc).startswith("TODO"):  # the generated stub's own raise
         return CheckpointFailed(f"not done yet: the code still raises NotImplementedError ({exc})",
@@ -78,38 +86,89 @@ def as_failure(exc: Exception, label: str, hint: str | None = None) -> Checkpoin
     return CheckpointError(f"{type(exc).__name__}: {exc}{where}", UNEXPECTED_HINT, label)
 
 
-@contextmanager
-def check(label: str, *, hint: str | None = None) -> Iterator[CheckContext]:
-    """`with check("TODO 2: ...") as ctx:` runs the block as a checkpoint (see module docstring).
+_NUMBERED_TITLE = re.compile(r"^\s*TODO\s+\d+\b")
 
-    `hint` is used for failures that do not bring their own hint.
+
+@contextmanager
+def check(label: str, *, hint: HintText = None, key: str | None = None,
+          on_outcome: Callable[[str, str], None] | None = None) -> Iterator[CheckContext]:
+    """`with check("an inline check") as ctx:` runs the block as a checkpoint (see module docstring).
+
+    `hint` is used for failures that do not bring their own hint (a str, or a sequence of hints that
+    escalate: the first failure shows the first, each repeated failure of the same check the next).
+    `key` identifies the check for escalation (default: the label); `on_outcome(status, message)` is
+    told the outcome (the decorator records it for checkpoints.progress).
     """
     context = CheckContext(label)
+    key = key or label
     try:
         yield context
     except Exception as exc:
         failure = as_failure(exc, label, hint)
-        show(failure.outcome())
+        failure.hint = escalation.choose(key, failure.hint_levels or [failure.hint])
+        if on_outcome is not None:
+            on_outcome(failure.status, failure.reason)
+        show_failure(failure)
         if failure is exc:
             raise
         raise failure from exc
+    escalation.reset(key)
+    if on_outcome is not None:
+        on_outcome(PASS, context.detail)
     show(Outcome(PASS, label, context.detail))
 
 
-def checkpoint(label: str, *, hint: str | None = None) -> Callable[[F], F]:
-    """Decorate a check function; calling it runs the checks as a checkpoint and returns None.
+def checkpoint(title: str, *, hint: HintText = None,
+               live: Callable[[oracledb.Connection], str | None] | bool | None = None) -> Callable[[F], F]:
+    """Decorate the check of one TODO; calling it runs the checks as a checkpoint and returns None.
+
+    In a part module (one that declares NOTEBOOK), the function is named check_<todo name> and the
+    title carries no number: the label "TODO 3: <title>" is numbered from the notebook at call time
+    (checkpoints.framework.registry). `hint` may be a sequence of escalating hints. `live` says how
+    `checkpoints.progress` can judge the TODO from the database alone: True when the check takes
+    only the connection, a function of the connection for a database-only variant, None when only
+    the last outcome recorded in the notebook can tell.
 
     The function may return a short string, shown on the PASS line ("3 rows, nearest first").
     """
     def decorate(function: F) -> F:
+        module = sys.modules.get(function.__module__)
+        todo_name = None
+        if getattr(module, "NOTEBOOK", None) is not None:
+            if not function.__name__.startswith(registry.CHECK_PREFIX):
+                raise ValueError(f"{function.__module__}.{function.__name__}: a part's checkpoint is named "
+                                 f"{registry.CHECK_PREFIX}<todo name>")
+            if _NUMBERED_TITLE.match(title):
+                raise ValueError(f"{function.__module__}.{function.__name__}: the title {title!r} carries a TODO "
+                                 "number; the number comes from the notebook, write the title only")
+            todo_name = function.__name__[len(registry.CHECK_PREFIX):]
+        only_conn = list(inspect.signature(function).parameters) == ["conn"]
+        live_check = (function if only_conn else None) if live is None or live is True else (live or None)
+
+        def label() -> str:
+            entry = registry.entry_for(function.__module__, todo_name) if todo_name else None
+            return f"{entry.label_prefix}: {title}" if entry else title
+
         @functools.wraps(function)
         def run(*args, **kwargs) -> None:
-            with check(label, hint=hint) as context:
+            conn = next((a for a in args if isinstance(a, oracledb.Connection)), kwargs.get("conn"))
+
+            def remember(status: str, message: str) -> None:
+                if todo_name is not None:
+                    progress_log.record(run.key, status, message, conn)
+
+            with check(label(), hint=hint, key=run.key, on_outcome=remember) as context:
                 detail = function(*args, **kwargs)
                 if detail is not None and not isinstance(detail, str):
                     raise TypeError(f"checkpoint {function.__name__} returned {type(detail).__name__}; "
                                     "return None or a short str")
                 context.detail = detail or ""
-        run.label = label  # type: ignore[attr-defined]
+        run.title = title  # type: ignore[attr-defined]
+        run.todo_name = todo_name  # type: ignore[attr-defined]
+        run.key = f"{function.__module__}.{function.__name__}"  # type: ignore[attr-defined]
+        run.live = live_check  # type: ignore[attr-defined]
+        run.label_now = label  # type: ignore[attr-defined]
+        if todo_name is None:
+            run.label = title  # type: ignore[attr-defined]
         return run  # type: ignore[return-value]
     return decorate

@@ -54,12 +54,12 @@ def papers_db(tmp_path_factory):
 
 def failure(conn, sql) -> CheckpointFailed:
     with pytest.raises(CheckpointFailed) as info:
-        part00.todo_1(conn, sql)
+        part00.check_subjects_sql(conn, sql)
     return info.value
 
 
 def test_solution_passes(papers_db):
-    part00.todo_1(papers_db, subjects_sql("solutions"))
+    part00.check_subjects_sql(papers_db, subjects_sql("solutions"))
 
 
 def test_stub_fails_friendly(papers_db):

@@ -119,13 +119,13 @@ COPY_VECTORS = ("INSERT INTO paper_vectors (arxiv_id, title, primary_subject, em
 def test_todo_1_solution_passes(monkeypatch, solved_db, close_later):
     ns = notebook(monkeypatch, solved_db)
     close_later(ns["conn"])
-    part01.todo_1(ns["conn"])
+    part01.check_paper_vectors(ns["conn"])
 
 
 def test_todo_1_stub_fails_friendly(monkeypatch, built_copy, close_later):
     ns = notebook(monkeypatch, built_copy, STUDENT_CELLS, "todo1")
     close_later(ns["conn"])
-    error = failure(part01.todo_1, ns["conn"])
+    error = failure(part01.check_paper_vectors, ns["conn"])
     assert type(error) is CheckpointFailed
     assert "table PAPER_VECTORS does not exist" in error.reason and error.hint
 
@@ -135,7 +135,7 @@ def test_todo_1_wrong_dimension_fails(monkeypatch, built_copy, close_later):
                   replace=(("VECTOR(384, FLOAT32)", "VECTOR(768, FLOAT32)"),
                            ("VECTOR_EMBEDDING({MODEL} USING title || '. ' || abstract AS data)", "NULL")))
     close_later(ns["conn"])
-    error = failure(part01.todo_1, ns["conn"])
+    error = failure(part01.check_paper_vectors, ns["conn"])
     assert "is VECTOR(768, FLOAT32), expected VECTOR(384, FLOAT32)" in error.reason
 
 
@@ -145,7 +145,7 @@ def test_todo_1_uncommitted_rows_fail(monkeypatch, built_copy, close_later):
     close_later(conn)
     execute(conn, CREATE_TABLE.format(dims=384))
     execute(conn, COPY_VECTORS, commit=False)
-    error = failure(part01.todo_1, conn)
+    error = failure(part01.check_paper_vectors, conn)
     assert "not committed" in error.reason and "commit" in error.hint
     conn.rollback()
 
@@ -154,7 +154,7 @@ def test_todo_1_embedding_of_the_wrong_text_fails(monkeypatch, built_copy, close
     ns = notebook(monkeypatch, built_copy, SOLUTION_CELLS, "todo1",
                   replace=(("USING title || '. ' || abstract AS data", "USING title AS data"),))
     close_later(ns["conn"])
-    error = failure(part01.todo_1, ns["conn"])
+    error = failure(part01.check_paper_vectors, ns["conn"])
     assert "are not embeddings of their paper's title and abstract" in error.reason
 
 
@@ -163,7 +163,7 @@ def test_todo_1_missing_rows_fail(monkeypatch, built_copy, close_later):
     conn = ns["conn"]
     close_later(conn)
     execute(conn, CREATE_TABLE.format(dims=384), COPY_VECTORS + " WHERE primary_subject = 'cs.IR'")
-    error = failure(part01.todo_1, conn)
+    error = failure(part01.check_paper_vectors, conn)
     assert "PAPER_VECTORS has 49 rows, expected 162" in error.reason
 
 
@@ -173,7 +173,7 @@ def test_todo_1_columns_in_the_wrong_order_fail(monkeypatch, built_copy, close_l
     close_later(conn)
     execute(conn, CREATE_TABLE.format(dims=384).replace("VARCHAR2(20), embedding", "VARCHAR2(500), embedding"),
             "INSERT INTO paper_vectors SELECT arxiv_id, primary_subject, title, embedding FROM papers")
-    error = failure(part01.todo_1, conn)
+    error = failure(part01.check_paper_vectors, conn)
     assert "do not carry their paper's arxiv_id, title and primary_subject" in error.reason
 
 
@@ -181,13 +181,13 @@ def test_todo_1_columns_in_the_wrong_order_fail(monkeypatch, built_copy, close_l
 def test_todo_2_solution_passes(monkeypatch, solved_db, close_later):
     ns = notebook(monkeypatch, solved_db)
     close_later(ns["conn"])
-    part01.todo_2(ns["conn"])
+    part01.check_vector_index(ns["conn"])
 
 
 def test_todo_2_stub_fails_friendly(monkeypatch, solved_copy, close_later):
     ns = notebook(monkeypatch, solved_copy, STUDENT_CELLS, "todo2")   # the stub's cell drops the index first
     close_later(ns["conn"])
-    error = failure(part01.todo_2, ns["conn"])
+    error = failure(part01.check_vector_index, ns["conn"])
     assert type(error) is CheckpointFailed
     assert "there is no VECTOR index on PAPER_VECTORS(EMBEDDING)" in error.reason
     assert "CREATE VECTOR INDEX" in error.hint
@@ -199,7 +199,7 @@ def test_todo_2_ordinary_index_fails(monkeypatch, solved_copy, close_later):
     close_later(conn)
     execute(conn, "DROP INDEX paper_vectors_hnsw",
             "CREATE INDEX paper_vectors_subject ON paper_vectors (primary_subject)")
-    error = failure(part01.todo_2, conn)
+    error = failure(part01.check_vector_index, conn)
     assert "there is no VECTOR index on PAPER_VECTORS(EMBEDDING)" in error.reason
 
 
@@ -208,7 +208,7 @@ def test_todo_2_index_on_the_wrong_table_fails(monkeypatch, solved_copy, close_l
                   replace=(("ON paper_vectors (embedding)", "ON papers_vs (embedding)"),
                            ("paper_vectors_hnsw ON", "wrong_table_hnsw ON")))
     close_later(ns["conn"])
-    error = failure(part01.todo_2, ns["conn"])
+    error = failure(part01.check_vector_index, ns["conn"])
     assert "no VECTOR index on PAPER_VECTORS(EMBEDDING)" in error.reason
 
 
@@ -220,11 +220,11 @@ def search_function(monkeypatch, db_path, sources, close_later, *replace):
 
 
 def test_todo_3_solution_passes(monkeypatch, solved_db, close_later):
-    part01.todo_3(*search_function(monkeypatch, solved_db, SOLUTION_CELLS, close_later))
+    part01.check_search_papers(*search_function(monkeypatch, solved_db, SOLUTION_CELLS, close_later))
 
 
 def test_todo_3_stub_fails_friendly(monkeypatch, solved_db, close_later):
-    error = failure(part01.todo_3, *search_function(monkeypatch, solved_db, STUDENT_CELLS, close_later))
+    error = failure(part01.check_search_papers, *search_function(monkeypatch, solved_db, STUDENT_CELLS, close_later))
     assert type(error) is CheckpointFailed
     assert error.reason.startswith("not done yet: the code still raises NotImplementedError (TODO 3:")
 
@@ -245,7 +245,7 @@ def test_todo_3_stub_fails_friendly(monkeypatch, solved_db, close_later):
                  id="tuples"),
 ])
 def test_todo_3_wrong_answers_fail(monkeypatch, solved_db, close_later, replace, reason):
-    error = failure(part01.todo_3, *search_function(monkeypatch, solved_db, SOLUTION_CELLS, close_later, *replace))
+    error = failure(part01.check_search_papers, *search_function(monkeypatch, solved_db, SOLUTION_CELLS, close_later, *replace))
     assert reason in error.reason
 
 
@@ -271,7 +271,7 @@ def store_namespace(monkeypatch, db_path, close_later, *replace):
 
 def test_todo_4_solution_passes(monkeypatch, solved_db, close_later):
     ns = store_namespace(monkeypatch, solved_db, close_later)
-    part01.todo_4(ns["conn"], ns["papers_vs"], ns["search_store"])
+    part01.check_papers_store(ns["conn"], ns["papers_vs"], ns["search_store"])
 
 
 def test_todo_4_solution_cell_writes_the_store(solved_db):
@@ -287,7 +287,7 @@ def test_todo_4_solution_cell_writes_the_store(solved_db):
 def test_todo_4_stub_fails_friendly(monkeypatch, built_copy, close_later):
     ns = notebook(monkeypatch, built_copy, STUDENT_CELLS, "docs", "todo4")
     close_later(ns["conn"])
-    error = failure(part01.todo_4, ns["conn"], ns["papers_vs"], ns["search_store"])
+    error = failure(part01.check_papers_store, ns["conn"], ns["papers_vs"], ns["search_store"])
     assert type(error) is CheckpointFailed
     assert "`papers_vs` is still empty (None)" in error.reason
 
@@ -295,7 +295,7 @@ def test_todo_4_stub_fails_friendly(monkeypatch, built_copy, close_later):
 def test_todo_4_stub_search_fails_friendly(monkeypatch, solved_db, close_later):
     ns = store_namespace(monkeypatch, solved_db, close_later)
     exec(STUDENT_CELLS["todo4"][STUDENT_CELLS["todo4"].index("def search_store"):], ns)
-    error = failure(part01.todo_4, ns["conn"], ns["papers_vs"], ns["search_store"])
+    error = failure(part01.check_papers_store, ns["conn"], ns["papers_vs"], ns["search_store"])
     assert error.reason.startswith("not done yet: the code still raises NotImplementedError (TODO 4:")
 
 
@@ -311,7 +311,7 @@ def test_todo_4_stub_search_fails_friendly(monkeypatch, solved_db, close_later):
 ])
 def test_todo_4_wrong_search_fails(monkeypatch, solved_db, close_later, replace, reason):
     ns = store_namespace(monkeypatch, solved_db, close_later, *replace)
-    error = failure(part01.todo_4, ns["conn"], ns["papers_vs"], ns["search_store"])
+    error = failure(part01.check_papers_store, ns["conn"], ns["papers_vs"], ns["search_store"])
     assert reason in error.reason
 
 
@@ -321,13 +321,13 @@ def test_todo_4_embeddings_outside_the_database_fail(monkeypatch, solved_db, clo
 
     ns = store_namespace(monkeypatch, solved_db, close_later)
     store = OracleVS(ns["conn"], FakeEmbeddings(size=384), "PAPERS_VS")
-    error = failure(part01.todo_4, ns["conn"], store, ns["search_store"])
+    error = failure(part01.check_papers_store, ns["conn"], store, ns["search_store"])
     assert "papers_vs embeds with FakeEmbeddings" in error.reason and "provider" in error.hint
 
 
 def test_todo_4_a_search_that_raises_is_an_error_not_a_crash(monkeypatch, solved_db, close_later):
     ns = store_namespace(monkeypatch, solved_db, close_later, ("return store.", "return stor."))
-    error = failure(part01.todo_4, ns["conn"], ns["papers_vs"], ns["search_store"])
+    error = failure(part01.check_papers_store, ns["conn"], ns["papers_vs"], ns["search_store"])
     assert isinstance(error, CheckpointError) and "NameError" in error.reason
 
 
@@ -353,6 +353,6 @@ def test_todo_3_approximate_answers(monkeypatch, solved_db, close_later, exact_e
     monkeypatch.setattr(part01, "answers_exactly", lambda _conn: exact_engine)
     search = near_exact_search(search_papers, swap_last=True, far=far)
     if passes:
-        part01.todo_3(conn, search)
+        part01.check_search_papers(conn, search)
     else:
-        assert "expected the nearest" in failure(part01.todo_3, conn, search).reason
+        assert "expected the nearest" in failure(part01.check_search_papers, conn, search).reason

@@ -339,9 +339,9 @@ def test_failing_checkpoint_prints_reason_and_hint_and_raises_a_friendly_excepti
                                        "   Hint: Run the CREATE TABLE cell above.\n")
     error = excinfo.value
     assert type(error) is CheckpointFailed and error.label == "TODO 1: create the RESEARCH_CHUNKS table"
-    assert error._render_traceback_() == [
-        "CheckpointFailed: TODO 1: create the RESEARCH_CHUNKS table: table RESEARCH_CHUNKS does not exist "
-        "(Hint: Run the CREATE TABLE cell above.)"]
+    assert error._render_traceback_() == ["❌ TODO 1: create the RESEARCH_CHUNKS table — not yet",
+                                          "   Why: table RESEARCH_CHUNKS does not exist",
+                                          "   Hint: Run the CREATE TABLE cell above."]
     assert repr(error).startswith("CheckpointFailed('TODO 1: create the RESEARCH_CHUNKS table: table")
 
 
@@ -481,3 +481,47 @@ def test_column_types_and_index_kinds_on_oracle():
         with conn.cursor() as cur:
             cur.execute("DROP TABLE IF EXISTS ckpt_fw_probe PURGE")
         conn.close()
+
+
+# ------------------------------------------------------------------ one message, wrapped hints, escalation
+
+def test_hints_escalate_on_repeated_failures_and_reset_after_a_pass():
+    fw.escalation.reset()
+    state = {"ok": False}
+
+    @checkpoint("TODO 9: escalate", hint=("Read section 2, 'Top-k': the concept.", "ORDER BY distance, then FETCH."))
+    def todo_9():
+        if not state["ok"]:
+            fw.fail("no rows yet")
+
+    hints = []
+    for _ in range(3):
+        with pytest.raises(CheckpointFailed) as excinfo:
+            todo_9()
+        hints.append(excinfo.value.hint)
+    assert hints == ["Read section 2, 'Top-k': the concept.", "ORDER BY distance, then FETCH.",
+                     "ORDER BY distance, then FETCH."]
+    state["ok"] = True
+    todo_9()
+    state["ok"] = False
+    with pytest.raises(CheckpointFailed) as excinfo:
+        todo_9()
+    assert excinfo.value.hint == "Read section 2, 'Top-k': the concept."
+
+
+def test_a_failure_is_one_wrapped_message_and_nothing_else_in_ipython(monkeypatch, capsys):
+    long_hint = "word " * 60
+
+    @checkpoint("TODO 10: long")
+    def todo_10():
+        fw.fail("a reason " * 20, long_hint)
+
+    monkeypatch.setattr(fw.render, "in_ipython", lambda: True)
+    with pytest.raises(CheckpointFailed) as excinfo:
+        todo_10()
+    assert capsys.readouterr().out == ""            # nothing displayed before the raised message
+    lines = excinfo.value._render_traceback_()
+    assert lines[0] == "❌ TODO 10: long — not yet"
+    assert lines[1].startswith("   Why: a reason") and any(line.startswith("   Hint: word") for line in lines)
+    assert all(len(line) <= fw.outcome.WRAP_WIDTH for line in lines)
+    assert " ".join(" ".join(lines).split()).count("word") == 60

@@ -30,7 +30,7 @@ def run(source: str, namespace: dict | None = None) -> dict:
 
 def test_cell_level_assignment_becomes_none_with_todo_and_hint():
     stub = stub_of('''
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION answer
         # HINT: write the CREATE TABLE statement for NOTES
         notes_ddl = """
         CREATE TABLE notes (id NUMBER PRIMARY KEY)
@@ -50,7 +50,7 @@ def test_region_in_function_body_keeps_def_and_docstring_and_raises():
     stub = stub_of('''
         def top_k(conn, k=3):
             """Return the k newest notes."""
-            # BEGIN SOLUTION
+            # BEGIN SOLUTION answer
             # HINT: ORDER BY id DESC, then FETCH FIRST :k ROWS ONLY
             with conn.cursor() as cur:
                 cur.execute("SELECT id FROM notes ORDER BY id DESC FETCH FIRST :k ROWS ONLY", k=k)
@@ -71,7 +71,7 @@ def test_region_in_function_body_keeps_def_and_docstring_and_raises():
 def test_whole_function_in_region_keeps_decorators_signature_and_docstring():
     stub = stub_of('''
         import functools
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION answer
         # HINT: score = weight times the first column
         @functools.lru_cache(maxsize=None)
         def score(row: tuple,
@@ -96,7 +96,7 @@ def test_whole_function_in_region_keeps_decorators_signature_and_docstring():
 
 def test_function_without_docstring_and_one_line_def():
     stub = stub_of('''
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION answer
         def double(x): return 2 * x
         async def fetch(conn):
             return await conn.fetch()
@@ -114,7 +114,7 @@ def test_function_without_docstring_and_one_line_def():
 
 def test_class_members_are_stubbed_by_the_same_rules():
     stub = stub_of('''
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION answer
         # HINT: a ranker that sorts rows
         class Ranker:
             """Ranks rows."""
@@ -142,7 +142,7 @@ def test_class_members_are_stubbed_by_the_same_rules():
 
 def test_every_assigned_name_is_stubbed_but_not_loop_or_with_targets():
     stub = stub_of('''
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION answer
         best, *rest = [3, 1, 2]
         total = 0
         for value in rest:
@@ -163,7 +163,7 @@ def test_every_assigned_name_is_stubbed_but_not_loop_or_with_targets():
 def test_side_effect_region_becomes_ellipsis_and_keeps_scaffold_around_it():
     stub = stub_of('''
         rows = [(1, "a")]
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION answer
         # HINT: insert rows, then commit
         cur.executemany("INSERT INTO notes VALUES (:1, :2)", rows)
         conn.commit()
@@ -181,7 +181,7 @@ def test_side_effect_region_becomes_ellipsis_and_keeps_scaffold_around_it():
 def test_region_inside_a_block_at_cell_level_keeps_the_block_valid():
     stub = stub_of('''
         for number in range(3):
-            # BEGIN SOLUTION
+            # BEGIN SOLUTION answer
             print(number)
             # END SOLUTION
     ''')
@@ -197,7 +197,7 @@ def test_several_regions_in_one_cell_share_the_todo_number_and_keep_their_hints(
     stub = stub_of('''
         def nearest(conn, q, k=2):
             """Nearest first."""
-            # BEGIN SOLUTION
+            # BEGIN SOLUTION answer
             # HINT: ORDER BY VECTOR_DISTANCE
             # HINT: and FETCH FIRST :k ROWS ONLY
             sql = """
@@ -207,7 +207,7 @@ def test_several_regions_in_one_cell_share_the_todo_number_and_keep_their_hints(
             # END SOLUTION
 
 
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION answer
         # HINT: a dict per row
         def as_dict(row):
             return {"ID": row[0]}
@@ -232,7 +232,7 @@ def test_several_regions_in_one_cell_share_the_todo_number_and_keep_their_hints(
 def test_hint_text_with_quotes_is_a_valid_string_literal():
     stub = stub_of('''
         def f():
-            # BEGIN SOLUTION
+            # BEGIN SOLUTION answer
             # HINT: return {"ID": 1} \\ "quoted" — ünïcode
             return {"ID": 1}
             # END SOLUTION
@@ -245,7 +245,7 @@ def test_hint_text_with_quotes_is_a_valid_string_literal():
 def test_line_magics_outside_the_region_are_allowed():
     stub = stub_of('''
         %load_ext autoreload
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION answer
         answer = 42
         # END SOLUTION
         !echo done
@@ -259,13 +259,13 @@ def _part() -> nbformat.NotebookNode:
     nb = notebook(
         markdown("# Part 1", id="intro"),
         code("from workshop.db import connect\nconn = connect()", "setup-tag", id="setup"),
-        code("# BEGIN SOLUTION\nx = 1\n# END SOLUTION", "solution", "keep-me", id="t1"),
-        code("check_1(x)", "checkpoint", id="k1"),
+        code("# BEGIN SOLUTION set_x\nx = 1\n# END SOLUTION", "solution", "keep-me", id="t1"),
+        code("check_set_x(x)", "checkpoint", id="k1"),
         markdown("The answer was `x = 1` because...", "solution-only", id="why"),
         code("assert x == 1", "solution-only", id="extra"),
         markdown("Your turn!", "student-only", id="turn"),
-        code("# BEGIN SOLUTION\ny = 2\n# END SOLUTION", "solution", id="t2"),
-        code("check_2(y)", "checkpoint", id="k2"),
+        code("# BEGIN SOLUTION set_y\ny = 2\n# END SOLUTION", "solution", id="t2"),
+        code("check_set_y(y)", "checkpoint", id="k2"),
     )
     nb.cells[1].outputs = [nbformat.v4.new_output("stream", text="connected")]
     nb.cells[1].execution_count = 7
@@ -279,10 +279,10 @@ def test_notebook_level_tags_numbering_and_dropped_cells():
     student = student_notebook(_part())
     assert [cell.id for cell in student.cells] == ["intro", "setup", "t1", "k1", "turn", "t2", "k2"]
     by_id = {cell.id: cell for cell in student.cells}
-    assert by_id["t1"].metadata == {"tags": ["keep-me", "todo"], "workshop": {"todo": 1}}
-    assert by_id["k1"].metadata == {"tags": ["checkpoint"], "workshop": {"todo": 1}}
-    assert by_id["t2"].metadata == {"tags": ["todo"], "workshop": {"todo": 2}}
-    assert by_id["k2"].metadata == {"tags": ["checkpoint"], "workshop": {"todo": 2}}
+    assert by_id["t1"].metadata == {"tags": ["keep-me", "todo"], "workshop": {"todo": 1, "name": "set_x"}}
+    assert by_id["k1"].metadata == {"tags": ["checkpoint"], "workshop": {"todo": 1, "name": "set_x"}}
+    assert by_id["t2"].metadata == {"tags": ["todo"], "workshop": {"todo": 2, "name": "set_y"}}
+    assert by_id["k2"].metadata == {"tags": ["checkpoint"], "workshop": {"todo": 2, "name": "set_y"}}
     assert by_id["t2"].source == "# TODO 2: write your code here\ny = None  # TODO 2"
     assert by_id["turn"].metadata == {}
     assert by_id["setup"].metadata == {"tags": ["setup-tag"]}
@@ -330,36 +330,36 @@ def test_raw_cells_keep_their_format_and_markdown_keeps_attachments():
 
 
 def test_windows_line_endings_are_normalised():
-    nb = notebook(*todo("x = 1\r\n# BEGIN SOLUTION\r\ny = 2\r\n# END SOLUTION\r\n"))
+    nb = notebook(*todo("x = 1\r\n# BEGIN SOLUTION answer\r\ny = 2\r\n# END SOLUTION\r\n"))
     assert student_notebook(nb).cells[0].source == "x = 1\n# TODO 1: write your code here\ny = None  # TODO 1\n"
 
 
 def test_analyse_lists_todos_with_hints_and_checkpoints():
     nb = _part()
-    nb.cells[2].source = "# BEGIN SOLUTION\n# HINT: set x\nx = 1\n# END SOLUTION"
+    nb.cells[2].source = "# BEGIN SOLUTION set_x\n# HINT: set x\nx = 1\n# END SOLUTION"
     _, todos = analyse(nb, "part")
-    assert [(t.number, t.cell_id, t.hints, t.checkpoint_index) for t in todos] == [
-        (1, "t1", ("set x",), 3), (2, "t2", ("",), 8)]
+    assert [(t.number, t.name, t.cell_id, t.hints, t.checkpoint_index) for t in todos] == [
+        (1, "set_x", "t1", ("set x",), 3), (2, "set_y", "t2", ("",), 8)]
 
 
 # ------------------------------------------------------------------ markup errors
 
 @pytest.mark.parametrize("source, message", [
-    ("# BEGIN SOLUTION\nx = 1", "BEGIN SOLUTION without an END SOLUTION"),
+    ("# BEGIN SOLUTION answer\nx = 1", "BEGIN SOLUTION without an END SOLUTION"),
     ("x = 1\n# END SOLUTION", "END SOLUTION without a BEGIN SOLUTION"),
-    ("# BEGIN SOLUTION\n# BEGIN SOLUTION\nx = 1\n# END SOLUTION\n# END SOLUTION", "cannot nest"),
-    ("# BEGIN SOLUTION\nx = 1\n# HINT: late\n# END SOLUTION", "only allowed right after"),
-    ("# HINT: early\n# BEGIN SOLUTION\nx = 1\n# END SOLUTION", "only allowed right after"),
+    ("# BEGIN SOLUTION answer\n# BEGIN SOLUTION answer\nx = 1\n# END SOLUTION\n# END SOLUTION", "cannot nest"),
+    ("# BEGIN SOLUTION answer\nx = 1\n# HINT: late\n# END SOLUTION", "only allowed right after"),
+    ("# HINT: early\n# BEGIN SOLUTION answer\nx = 1\n# END SOLUTION", "only allowed right after"),
     ("# Begin Solution\nx = 1\n# END SOLUTION", "looks like solution markup"),
-    ("# BEGIN SOLUTION\nx = 1\n#END_SOLUTION", "looks like solution markup"),
-    ("# BEGIN SOLUTION\n# HINT: nothing\n# END SOLUTION", "has no code"),
-    ("if True:\n    # BEGIN SOLUTION\n    x = 1\n  # END SOLUTION", "indented differently"),
-    ('s = """\n# BEGIN SOLUTION\nx\n# END SOLUTION\n"""', "inside a string"),
-    ("# BEGIN SOLUTION\nif x:\n# END SOLUTION\n    y = 1", "must hold complete statements"),
-    ("x = (\n# BEGIN SOLUTION\n1\n# END SOLUTION\n)", "must hold complete statements"),
-    ("x = 1 +\n# BEGIN SOLUTION\ny = 1\n# END SOLUTION", "not valid Python"),
-    ("for i in range(3):\n    # BEGIN SOLUTION\n    x = i\n# END SOLUTION\n", "indented differently"),
-    ("%%time\n# BEGIN SOLUTION\nx = 1\n# END SOLUTION", "cell-magic"),
+    ("# BEGIN SOLUTION answer\nx = 1\n#END_SOLUTION", "looks like solution markup"),
+    ("# BEGIN SOLUTION answer\n# HINT: nothing\n# END SOLUTION", "has no code"),
+    ("if True:\n    # BEGIN SOLUTION answer\n    x = 1\n  # END SOLUTION", "indented differently"),
+    ('s = """\n# BEGIN SOLUTION answer\nx\n# END SOLUTION\n"""', "inside a string"),
+    ("# BEGIN SOLUTION answer\nif x:\n# END SOLUTION\n    y = 1", "must hold complete statements"),
+    ("x = (\n# BEGIN SOLUTION answer\n1\n# END SOLUTION\n)", "must hold complete statements"),
+    ("x = 1 +\n# BEGIN SOLUTION answer\ny = 1\n# END SOLUTION", "not valid Python"),
+    ("for i in range(3):\n    # BEGIN SOLUTION answer\n    x = i\n# END SOLUTION\n", "indented differently"),
+    ("%%time\n# BEGIN SOLUTION answer\nx = 1\n# END SOLUTION", "cell-magic"),
 ])
 def test_markup_errors_name_the_cell_and_line(source, message):
     with pytest.raises(MarkupError, match=message) as excinfo:
@@ -368,19 +368,19 @@ def test_markup_errors_name_the_cell_and_line(source, message):
 
 
 def test_region_must_hold_complete_statements():
-    source = "def f():\n    x = [\n        # BEGIN SOLUTION\n        1,\n        # END SOLUTION\n    ]\n    return x"
+    source = "def f():\n    x = [\n        # BEGIN SOLUTION answer\n        1,\n        # END SOLUTION\n    ]\n    return x"
     with pytest.raises(MarkupError, match="complete statements"):
         student_notebook(notebook(*todo(source)))
 
 
 @pytest.mark.parametrize("cells, message", [
-    ([code("# BEGIN SOLUTION\nx = 1\n# END SOLUTION"), code("check()", "checkpoint")], "no 'solution' tag"),
-    ([code("x = 1", "solution"), code("check()", "checkpoint")], "has no '# BEGIN SOLUTION' region"),
-    ([code("# BEGIN SOLUTION\nx = 1\n# END SOLUTION", "solution")], "next code cell must be the TODO's checkpoint"),
-    ([code("# BEGIN SOLUTION\nx = 1\n# END SOLUTION", "solution"), code("print(x)"), code("check()", "checkpoint")],
+    ([code("# BEGIN SOLUTION answer\nx = 1\n# END SOLUTION"), code("check_answer()", "checkpoint")], "no 'solution' tag"),
+    ([code("x = 1", "solution"), code("check_answer()", "checkpoint")], "has no '# BEGIN SOLUTION <name>' region"),
+    ([code("# BEGIN SOLUTION answer\nx = 1\n# END SOLUTION", "solution")], "next code cell must be the TODO's checkpoint"),
+    ([code("# BEGIN SOLUTION answer\nx = 1\n# END SOLUTION", "solution"), code("print(x)"), code("check_answer()", "checkpoint")],
      "next code cell must be the TODO's checkpoint"),
-    ([code("check()\n# BEGIN SOLUTION\nx = 1\n# END SOLUTION", "checkpoint", "solution")], "not allowed in a cell"),
-    ([markdown("# BEGIN SOLUTION\nanswer\n# END SOLUTION")], "markdown cell"),
+    ([code("check()\n# BEGIN SOLUTION answer\nx = 1\n# END SOLUTION", "checkpoint", "solution")], "not allowed in a cell"),
+    ([markdown("# BEGIN SOLUTION answer\nanswer\n# END SOLUTION")], "markdown cell"),
     ([markdown("text", "solution-only", "student-only")], "tagged both"),
     ([code("x = 1", "todo")], "belongs to student notebooks"),
 ])
@@ -390,20 +390,68 @@ def test_tag_errors(cells, message):
 
 
 def test_all_problems_are_reported_at_once():
-    nb = notebook(code("# BEGIN SOLUTION\nx = 1"), markdown("# END SOLUTION"), code("y = 1", "solution"))
+    nb = notebook(code("# BEGIN SOLUTION answer\nx = 1"), markdown("# END SOLUTION"), code("y = 1", "solution"))
     with pytest.raises(MarkupError) as excinfo:
         student_notebook(nb, "part")
     assert len(str(excinfo.value).splitlines()) == 3
 
 
 def test_solution_only_code_cell_between_todo_and_checkpoint_is_allowed():
-    nb = notebook(code("# BEGIN SOLUTION\nx = 1\n# END SOLUTION", "solution"),
-                  code("assert x == 1", "solution-only"), code("check(x)", "checkpoint"))
+    nb = notebook(code("# BEGIN SOLUTION answer\nx = 1\n# END SOLUTION", "solution"),
+                  code("assert x == 1", "solution-only"), code("check_answer(x)", "checkpoint"))
     student = student_notebook(nb)
     assert [cell.source for cell in student.cells] == [
-        "# TODO 1: write your code here\nx = None  # TODO 1", "check(x)"]
+        "# TODO 1: write your code here\nx = None  # TODO 1", "check_answer(x)"]
 
 
 def test_ordinary_hint_comments_in_lower_case_are_not_markup():
     nb = notebook(code("# Hint: this is just a comment\nx = 1"))
     assert student_notebook(nb).cells[0].source == "# Hint: this is just a comment\nx = 1"
+
+
+# ------------------------------------------------------------------ TODO identity
+
+@pytest.mark.parametrize("source, message", [
+    ("# BEGIN SOLUTION\nx = 1\n# END SOLUTION", "the region has no name"),
+    ("# BEGIN SOLUTION Search-Papers\nx = 1\n# END SOLUTION", "is not a TODO name"),
+    ("# BEGIN SOLUTION set_x\nx = 1\n# END SOLUTION set_y", "closes the region BEGIN SOLUTION set_x"),
+    ("# BEGIN SOLUTION set_x\nx = 1\n# END SOLUTION\n# BEGIN SOLUTION set_y\ny = 1\n# END SOLUTION",
+     "carry different names"),
+])
+def test_region_names_are_required_and_consistent(source, message):
+    with pytest.raises(MarkupError, match=message):
+        student_notebook(notebook(*todo(source, "check_set_x(conn)")))
+
+
+def test_end_marker_may_repeat_the_name():
+    nb = notebook(*todo("# BEGIN SOLUTION set_x\nx = 1\n# END SOLUTION set_x"))
+    assert student_notebook(nb).cells[1].metadata["workshop"] == {"todo": 1, "name": "set_x"}
+
+
+@pytest.mark.parametrize("first_check, second_check, message", [
+    ("check_set_y(conn)", "check_set_y(conn)", r"calls the checkpoint of another TODO: check_set_y \(TODO 2\)"),
+    ("checks.todo_1(conn)", "check_set_y(conn)", "calls todo_1; checkpoints are named after their TODO"),
+    ("print('no check')", "check_set_y(conn)", "must call check_set_x(...)"),
+    ("part01.check_set_x(conn); part01.check_set_y(conn)", "part01.check_set_y(conn)", "another TODO"),
+])
+def test_a_checkpoint_cell_calls_its_own_todos_check(first_check, second_check, message):
+    nb = notebook(*todo("# BEGIN SOLUTION set_x\nx = 1\n# END SOLUTION", first_check),
+                  *todo("# BEGIN SOLUTION set_y\ny = 1\n# END SOLUTION", second_check))
+    with pytest.raises(MarkupError, match=message):
+        student_notebook(nb, "solutions/01_part.ipynb")
+
+
+def test_names_are_unique_in_a_notebook():
+    nb = notebook(*todo("# BEGIN SOLUTION set_x\nx = 1\n# END SOLUTION"),
+                  *todo("# BEGIN SOLUTION set_x\nx = 2\n# END SOLUTION"))
+    with pytest.raises(MarkupError, match="'set_x' is already used by TODO 1"):
+        student_notebook(nb)
+
+
+def test_moving_a_todo_renumbers_it_and_its_checkpoint_together():
+    first = todo("# BEGIN SOLUTION set_x\nx = 1\n# END SOLUTION")
+    second = todo("# BEGIN SOLUTION set_y\ny = 1\n# END SOLUTION")
+    moved = student_notebook(notebook(*second, *first))
+    assert [cell.metadata["workshop"] for cell in moved.cells] == [
+        {"todo": 1, "name": "set_y"}, {"todo": 1, "name": "set_y"}, {"todo": 2, "name": "set_x"},
+        {"todo": 2, "name": "set_x"}]

@@ -59,22 +59,21 @@ def test_student_notebook_fails_only_at_checkpoints_with_friendly_messages(workd
     assert stub_contract_problems(nb, errors) == []
     assert [(e.todo, e.tags, e.ename) for e in errors] == [
         (n, ("checkpoint",), "CheckpointFailed") for n in (1, 2, 3)]
-    assert [e.traceback for e in errors] == [
-        ("CheckpointFailed: TODO 1: create the NOTES table: `notes_ddl` is still empty (None) (Hint: Complete the "
-         "TODO cell that sets `notes_ddl` and run it, then run this checkpoint again.)",),
-        ("CheckpointFailed: TODO 2: insert the three notes and commit: table NOTES does not exist (Hint: Run the cell "
-         "that creates it, and check the name. Unquoted names are stored in upper case, so research_chunks and "
-         "RESEARCH_CHUNKS are the same table.)",),
-        ("CheckpointFailed: TODO 3: the k nearest notes: not done yet: the code still raises NotImplementedError "
-         "(TODO 3: ORDER BY VECTOR_DISTANCE(embedding, TO_VECTOR(:q), COSINE), then FETCH FIRST :k ROWS ONLY) "
-         "(Hint: Replace the `raise NotImplementedError(...)` line in the TODO cell with your code, run that cell, "
-         "then run this checkpoint again.)",),
+    assert [e.traceback[0] for e in errors] == ["❌ TODO 1: create the NOTES table — not yet",
+                                                "❌ TODO 2: insert the three notes and commit — not yet",
+                                                "❌ TODO 3: the k nearest notes — not yet"]
+    assert [" ".join(" ".join(e.traceback[1:]).split()) for e in errors] == [
+        "Why: `notes_ddl` is still empty (None) Hint: Complete the TODO cell that sets `notes_ddl` and run it, then "
+        "run this checkpoint again.",
+        "Why: table NOTES does not exist Hint: Run the cell that creates it, and check the name. Unquoted names are "
+        "stored in upper case, so research_chunks and RESEARCH_CHUNKS are the same table.",
+        "Why: not done yet: the code still raises NotImplementedError (TODO 3: ORDER BY VECTOR_DISTANCE(embedding, "
+        "TO_VECTOR(:q), COSINE), then FETCH FIRST :k ROWS ONLY) Hint: Replace the `raise NotImplementedError(...)` "
+        "line in the TODO cell with your code, run that cell, then run this checkpoint again.",
     ]
-    assert [text.splitlines()[0] for text in _checkpoint_displays(nb)] == [
-        "❌ TODO 1: create the NOTES table — not yet",
-        "❌ TODO 2: insert the three notes and commit — not yet",
-        "❌ TODO 3: the k nearest notes — not yet",
-    ]
+    # One message per failure: the error block above, no box repeating it, every line readable without scrolling.
+    assert _checkpoint_displays(nb) == []
+    assert all(len(line) <= 100 for error in errors for line in error.traceback)
 
 
 @pytest.mark.parametrize("todo_number, reason", [
@@ -106,5 +105,6 @@ def test_nbval_reports_the_friendly_line_for_a_stub_notebook(workdir):
                           "student.ipynb"], cwd=workdir, capture_output=True, text=True, timeout=300)
     assert run.returncode == 1, run.stdout + run.stderr
     assert "3 failed" in run.stdout
-    assert "CheckpointFailed: TODO 1: create the NOTES table: `notes_ddl` is still empty (None)" in run.stdout
+    assert "TODO 1: create the NOTES table — not yet" in run.stdout
+    assert "Why: `notes_ddl` is still empty (None)" in run.stdout
     assert "Traceback (most recent call last)" not in run.stdout

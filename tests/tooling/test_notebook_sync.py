@@ -85,7 +85,7 @@ def test_student_notebook_with_a_solution_region_is_flagged(folders):
 
 
 def test_audit_reports_solution_only_text_outputs_and_counts():
-    solution = notebook(*todo("# BEGIN SOLUTION\nanswer = compute_the_answer(42)\n# END SOLUTION"),
+    solution = notebook(*todo("# BEGIN SOLUTION answer\nanswer = compute_the_answer(42)\n# END SOLUTION"),
                         markdown("The trick is to call compute_the_answer with 42.", "solution-only"))
     student = student_notebook(solution)
     assert audit(solution, student, "student") == []
@@ -103,12 +103,12 @@ def test_telltales_skip_hints_kept_signatures_docstrings_and_public_lines():
         code("query = build_query(conn)"),
         *todo('''def top(conn, k):
     """Return the top k rows."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION answer
     # HINT: use FETCH FIRST :k ROWS ONLY
     query = build_query(conn)
     return run_query(query, k)
     # END SOLUTION'''),
-        *todo('''# BEGIN SOLUTION
+        *todo('''# BEGIN SOLUTION helper
 def helper(row: tuple) -> dict:
     """Row as dict."""
     return {"id": row[0]}
@@ -119,7 +119,7 @@ def helper(row: tuple) -> dict:
 
 
 def test_stub_that_does_not_compile_is_flagged():
-    solution = notebook(*todo("# BEGIN SOLUTION\nx = 1\n# END SOLUTION"))
+    solution = notebook(*todo("# BEGIN SOLUTION answer\nx = 1\n# END SOLUTION"))
     student = student_notebook(solution)
     student.cells[0].source = "x = = 1"
     assert [f.problem.split(":")[0] for f in audit(solution, student, "student")] == ["TODO stub is not valid Python"]
@@ -142,8 +142,8 @@ def test_build_folder_writes_then_reports_unchanged_and_removes_orphans(tmp_path
 def test_build_with_a_markup_error_writes_nothing(tmp_path, capsys):
     solutions, notebooks = tmp_path / "solutions", tmp_path / "notebooks"
     solutions.mkdir()
-    nbformat.write(notebook(*todo("# BEGIN SOLUTION\nx = 1")), solutions / "01_broken.ipynb")
-    nbformat.write(notebook(*todo("# BEGIN SOLUTION\nx = 1\n# END SOLUTION")), solutions / "02_fine.ipynb")
+    nbformat.write(notebook(*todo("# BEGIN SOLUTION answer\nx = 1")), solutions / "01_broken.ipynb")
+    nbformat.write(notebook(*todo("# BEGIN SOLUTION answer\nx = 1\n# END SOLUTION")), solutions / "02_fine.ipynb")
     status = notebook_build.main(["--solutions", str(solutions), "--notebooks", str(notebooks)])
     assert status == 2
     assert "BEGIN SOLUTION without an END SOLUTION" in capsys.readouterr().err
@@ -167,8 +167,8 @@ def test_cli_list_shows_todos_and_hints(folders, capsys):
     solutions, notebooks = folders
     assert notebook_build.main(["--solutions", str(solutions), "--notebooks", str(notebooks), "--list"]) == 0
     out = capsys.readouterr().out
-    assert "TODO 1: cell 4 (id todo-1), checkpoint cell 5: CREATE TABLE notes" in out
-    assert "TODO 3: cell 12 (id todo-3), checkpoint cell 13: ORDER BY VECTOR_DISTANCE" in out
+    assert "TODO 1 notes_table (check_notes_table): cell 4 (id todo-1), checkpoint cell 5: CREATE TABLE notes" in out
+    assert "TODO 3 nearest_notes (check_nearest_notes): cell 12 (id todo-3), checkpoint cell 13: ORDER BY" in out
 
 
 def test_fixture_student_notebook_is_the_canonical_rendering():

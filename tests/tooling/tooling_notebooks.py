@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 import nbformat
@@ -35,6 +36,9 @@ def notebook(*cells) -> nbformat.NotebookNode:
     return nb
 
 
-def todo(source: str, checkpoint: str = "check(conn)") -> list:
-    """A solution cell and the checkpoint cell that must follow it."""
+def todo(source: str, checkpoint: str | None = None) -> list:
+    """A solution cell and the checkpoint cell that must follow it (by default `check_<the region's name>(conn)`)."""
+    if checkpoint is None:
+        match = re.search(r"# BEGIN SOLUTION (\w+)", source)
+        checkpoint = f"check_{match[1] if match else 'answer'}(conn)"
     return [code(source, "solution"), code(checkpoint, "checkpoint")]

@@ -7,20 +7,24 @@ JSON. The same input always gives byte-identical output, so diffs show only real
 """
 from __future__ import annotations
 
+import ast
 import copy
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
-from .markup import (TAG_CHECKPOINT, TAG_SOLUTION, TAG_SOLUTION_ONLY, TAG_STUDENT_ONLY, TAG_TODO, MarkupError,
-                     Region, cell_lines, find_regions, has_markup)
+from .markup import (CHECK_PREFIX, TAG_CHECKPOINT, TAG_SOLUTION, TAG_SOLUTION_ONLY, TAG_STUDENT_ONLY, TAG_TODO,
+                     MarkupError, Region, cell_lines, find_regions, has_markup, parse_cell)
 from .stubs import stub_cell
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 LANGUAGE_INFO = {"name": "python"}
-#: Cell metadata key the build writes: {"todo": N} on TODO stubs and on their checkpoint cells.
+#: Cell metadata key the build writes: {"todo": N, "name": "<todo name>"} on TODO stubs and their checkpoint cells.
 WORKSHOP_KEY = "workshop"
+#: Checkpoint functions named by position (the old convention); a checkpoint cell may not call them.
+_NUMBERED_CHECK = re.compile(r"^todo_\d+$")
 _DROPPED_TAGS = {TAG_SOLUTION, TAG_SOLUTION_ONLY, TAG_STUDENT_ONLY}
 
 
@@ -33,6 +37,12 @@ class Todo:
     cell_id: str
     hints: tuple[str, ...]     # the first hint of each region, in order
     checkpoint_index: int      # index of the checkpoint cell in the solution notebook
+    name: str = ""             # the TODO's name (`# BEGIN SOLUTION <name>`), its stable identity
+
+    @property
+    def check_function(self) -> str:
+        """The checkpoint function its checkpoint cell calls: check_<name>."""
+        return CHECK_PREFIX + self.name
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:
@@ -85,10 +95,11 @@ def analyse(solution: nbformat.NotebookNode, label: str) -> tuple[dict[int, list
         if found and TAG_SOLUTION not in tags:
             problems.append(f"{where}: has solution regions but no {TAG_SOLUTION!r} tag; add the tag")
         elif TAG_SOLUTION in tags and not found:
-            problems.append(f"{where}: tagged {TAG_SOLUTION!r} but has no '# BEGIN SOLUTION' region")
+            problems.append(f"{where}: tagged {TAG_SOLUTION!r} but has no '# BEGIN SOLUTION <name>' region")
         if found:
             regions[index] = found
     todos = _number_todos(solution, regions, label, problems)
+    _check_names(solution, todos, label, problems)
     if problems:
         raise MarkupError("\n".join(problems))
     return regions, todos
@@ -106,8 +117,47 @@ def _number_todos(solution, regions: dict[int, list[Region]], label: str, proble
                             f"checkpoint, tagged {TAG_CHECKPOINT!r}")
             continue
         hints = tuple(region.hints[0] if region.hints else "" for region in regions[index])
-        todos.append(Todo(len(todos) + 1, index, str(cell.get("id", "")), hints, following))
+        todos.append(Todo(len(todos) + 1, index, str(cell.get("id", "")), hints, following, regions[index][0].name))
     return todos
+
+
+def called_names(source: str, where: str) -> list[str]:
+    """Names of the functions a cell calls (`f(...)` and `module.f(...)`), in order."""
+    try:
+        tree = parse_cell(source, where)
+    except MarkupError:
+        return []
+    return [node.func.id if isinstance(node.func, ast.Name) else node.func.attr for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))]
+
+
+def _check_names(solution, todos: list[Todo], label: str, problems: list[str]) -> None:
+    """TODO names are unique, and each checkpoint cell calls its own TODO's check_<name>, no other TODO's check
+    and no check named by position (todo_N): so a moved or inserted TODO cannot pair a stub with the wrong check."""
+    seen: dict[str, Todo] = {}
+    for todo in todos:
+        if todo.name in seen:
+            problems.append(f"{describe_cell(label, todo.cell_index, solution.cells[todo.cell_index])}: the TODO "
+                            f"name {todo.name!r} is already used by TODO {seen[todo.name].number}; names are unique "
+                            "in a notebook")
+        seen.setdefault(todo.name, todo)
+    own_checks = {todo.check_function: todo for todo in todos}
+    for todo in todos:
+        cell = solution.cells[todo.checkpoint_index]
+        where = describe_cell(label, todo.checkpoint_index, cell)
+        calls = called_names(cell.source, where)
+        others = sorted({f"{call} (TODO {own_checks[call].number})" for call in calls
+                         if call in own_checks and call != todo.check_function})
+        numbered = sorted({call for call in calls if _NUMBERED_CHECK.match(call)})
+        if others:
+            problems.append(f"{where}: the checkpoint of TODO {todo.number} ({todo.name}) calls the checkpoint of "
+                            f"another TODO: {', '.join(others)}")
+        if numbered:
+            problems.append(f"{where}: calls {', '.join(numbered)}; checkpoints are named after their TODO, call "
+                            f"{todo.check_function}(...)")
+        if todo.check_function not in calls:
+            problems.append(f"{where}: the checkpoint cell of TODO {todo.number} must call "
+                            f"{todo.check_function}(...) (the check of the region named {todo.name!r})")
 
 
 def student_notebook(solution: nbformat.NotebookNode, label: str = "notebook") -> nbformat.NotebookNode:
@@ -128,9 +178,9 @@ def student_notebook(solution: nbformat.NotebookNode, label: str = "notebook") -
             todo = todo_by_cell[index]
             source = stub_cell(source, regions[index], todo.number, describe_cell(label, index, cell))
             new_tags.append(TAG_TODO)
-            workshop_meta = {"todo": todo.number}
+            workshop_meta = {"todo": todo.number, "name": todo.name}
         elif index in todo_by_checkpoint:
-            workshop_meta = {"todo": todo_by_checkpoint[index].number}
+            workshop_meta = {"todo": todo_by_checkpoint[index].number, "name": todo_by_checkpoint[index].name}
         metadata: dict = {}
         if new_tags:
             metadata["tags"] = new_tags

@@ -2,10 +2,15 @@
 
 A solution region is a run of lines in a code cell between two comment lines::
 
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION search_papers
     # HINT: one or more optional hint lines, right after BEGIN
     ...the answer...
     # END SOLUTION
+
+`search_papers` is the TODO's *name* (lower-case snake_case, unique in the notebook): its stable
+identity. The checkpoint cell calls `check_<name>(...)`, and checkpoints, progress and the build
+refer to the TODO by that name; the TODO's number is only its position. Every region of a cell
+carries the cell's one name; `# END SOLUTION` may repeat it.
 
 The region's indentation is that of its BEGIN line; END must have the same indentation and every
 line in between must be indented at least as much. Markup mistakes raise `MarkupError` naming the
@@ -27,8 +32,12 @@ BUILD_TAGS = frozenset({TAG_SOLUTION, TAG_TODO, TAG_SOLUTION_ONLY, TAG_STUDENT_O
 
 BEGIN_MARKER = "# BEGIN SOLUTION"
 END_MARKER = "# END SOLUTION"
+#: A TODO's name: what `# BEGIN SOLUTION <name>` declares and `check_<name>` checks.
+NAME_PATTERN = r"[a-z][a-z0-9_]*"
+CHECK_PREFIX = "check_"
 
-_MARKER = re.compile(r"^(?P<indent>[ \t]*)#[ \t]*(?P<kind>BEGIN|END) SOLUTION[ \t]*$")
+_MARKER = re.compile(r"^(?P<indent>[ \t]*)#[ \t]*(?P<kind>BEGIN|END) SOLUTION(?:[ \t]+(?P<name>\S+))?[ \t]*$")
+_NAME = re.compile(rf"^{NAME_PATTERN}$")
 _HINT = re.compile(r"^[ \t]*#[ \t]*HINT:[ \t]?(?P<text>.*?)[ \t]*$")
 _LOOKS_LIKE_MARKER = re.compile(r"(BEGIN|END)[ \t_-]*SOLUTION", re.IGNORECASE)
 _LOOKS_LIKE_HINT = re.compile(r"#[ \t]*HINT\b")  # upper case only: '# Hint: ...' is an ordinary comment
@@ -50,6 +59,7 @@ class Region:
     end: int             # the END SOLUTION line
     indent: str          # leading whitespace of the BEGIN line
     hints: tuple[str, ...]
+    name: str = ""       # the TODO's name, from `# BEGIN SOLUTION <name>`
 
     @property
     def body_start(self) -> int:
@@ -77,15 +87,25 @@ def find_regions(source: str, where: str) -> list[Region]:
     open_at: int | None = None
     indent = ""
     hints: list[str] = []
+    name = ""
     collecting_hints = False
     for number, line in enumerate(lines):
         marker = _MARKER.match(line)
         hint = _HINT.match(line)
+        if marker and marker["name"] is not None and not _NAME.match(marker["name"]):
+            raise MarkupError(f"{where}, line {number + 1}: {marker['name']!r} is not a TODO name; write "
+                              f"'# {marker['kind']} SOLUTION <name>' with a lower-case snake_case name such as "
+                              "search_papers")
         if marker and marker["kind"] == "BEGIN":
             if open_at is not None:
                 raise MarkupError(f"{where}, line {number + 1}: BEGIN SOLUTION inside the region opened at "
                                   f"line {open_at + 1}; regions cannot nest")
+            if marker["name"] is None:
+                raise MarkupError(f"{where}, line {number + 1}: the region has no name; write "
+                                  "'# BEGIN SOLUTION <name>' (the TODO's name, e.g. search_papers, called by its "
+                                  "checkpoint cell as check_<name>)")
             open_at, indent, hints, collecting_hints = number, marker["indent"], [], True
+            name = marker["name"]
             continue
         if marker:  # END
             if open_at is None:
@@ -93,7 +113,10 @@ def find_regions(source: str, where: str) -> list[Region]:
             if marker["indent"] != indent:
                 raise MarkupError(f"{where}, line {number + 1}: END SOLUTION is indented differently from its "
                                   f"BEGIN SOLUTION (line {open_at + 1})")
-            region = Region(open_at, number, indent, tuple(hints))
+            if marker["name"] is not None and marker["name"] != name:
+                raise MarkupError(f"{where}, line {number + 1}: END SOLUTION {marker['name']} closes the region "
+                                  f"BEGIN SOLUTION {name} (line {open_at + 1})")
+            region = Region(open_at, number, indent, tuple(hints), name)
             if not any(body.strip() and not body.strip().startswith("#") for body in region.body_lines(lines)):
                 raise MarkupError(f"{where}, line {open_at + 1}: the solution region has no code")
             regions.append(region)
@@ -109,11 +132,15 @@ def find_regions(source: str, where: str) -> list[Region]:
             continue
         if _looks_like_markup(line):
             raise MarkupError(f"{where}, line {number + 1}: {line.strip()!r} looks like solution markup but is "
-                              f"not; write exactly {BEGIN_MARKER!r}, {END_MARKER!r} or '# HINT: ...' on a line "
-                              "of its own")
+                              f"not; write exactly '{BEGIN_MARKER} <name>', {END_MARKER!r} or '# HINT: ...' on a "
+                              "line of its own")
         collecting_hints = False
     if open_at is not None:
         raise MarkupError(f"{where}, line {open_at + 1}: BEGIN SOLUTION without an END SOLUTION")
+    names = sorted({region.name for region in regions})
+    if len(names) > 1:
+        raise MarkupError(f"{where}: the cell's regions carry different names {names}; a cell is one TODO, so "
+                          "every region in it carries the same name")
     if regions:
         _check_against_syntax(source, lines, regions, where)
     return regions
