@@ -19,7 +19,11 @@ from .expect import (expect, expect_at_most_k, expect_count, expect_filled, expe
                      expect_rows_equal, fail)
 from . import escalation, registry
 from .outcome import CheckpointError, CheckpointFailed, Outcome
+from .method import expect_bound, expect_database_limits, expect_queried, expect_store_searched
+from .probes import restore_rows, savepoint
+from .recording import RecordingConnection, RecordingCursor, RecordingStore, Statement, StoreCall
 from .registry import TodoEntry, todo_ref
+from .sql import Fetch, bind_names, fetch_clause, formatted_values, literals, same_statement, statement_kind
 from .render import as_html, as_text, in_notebook, show
 from .runner import CheckContext, as_failure, check, checkpoint, database_hint
 
@@ -30,4 +34,7 @@ __all__ = [
     "expect_filled", "expect_index", "expect_keys", "expect_ordered_by", "expect_row_count", "expect_rows_equal",
     "expect_table", "fail", "find_indexes", "in_notebook", "index_exists", "index_kind", "row_count", "show",
     "table_exists", "vector_format_name", "escalation", "registry", "TodoEntry", "todo_ref",
+    "expect_bound", "expect_database_limits", "expect_queried", "expect_store_searched", "restore_rows", "savepoint",
+    "RecordingConnection", "RecordingCursor", "RecordingStore", "Statement", "StoreCall", "Fetch", "bind_names",
+    "fetch_clause", "formatted_values", "literals", "same_statement", "statement_kind",
 ]

@@ -2,6 +2,7 @@
 builds, the others wait), database copies, and the cells of a notebook by id."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import time
@@ -66,3 +67,54 @@ def build_workshop_db(path: Path) -> None:
 
 def cells(path: Path) -> dict[str, str]:
     return {cell.id: cell.source for cell in nbformat.read(path, as_version=4).cells}
+
+
+# ------------------------------------------------------------------ the per-part table of wrong answers
+
+#: The four kinds of wrong answer every checkpoint must catch (docs/authoring-notebooks.md, "Wrong answers").
+KINDS = {
+    "clause": "a clause the TODO asks for left out or changed",
+    "method": "the right result by the wrong method (Python filtering/slicing, formatted SQL, MAX(id))",
+    "probe": "a case the probe rows never exercised before (None metadata, ties, operators, same names)",
+    "next-cell": "a result that passes a lax check and breaks the next cell",
+    "other": "another plausible mistake",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Wrong:
+    """One plausible wrong answer to one TODO: how to make it from the solution, and what the failure must say.
+
+    `edit` is a tuple of (old, new) text replacements applied to the TODO's solution cell; tests that build the
+    wrong state another way (SQL run before the check) put the statements in `sql` instead.
+    """
+
+    todo: str                                   # the TODO's name
+    kind: str                                   # a key of KINDS
+    id: str                                     # short, unique in the table: the pytest id
+    reason: str                                 # a substring the failure's reason must contain
+    edit: tuple[tuple[str, str], ...] = ()
+    sql: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.id}: unknown kind {self.kind!r}; one of {sorted(KINDS)}")
+
+
+def wrong_params(table: list[Wrong], todo: str) -> list:
+    """pytest params of the table's wrong answers to one TODO (ids: '<kind>-<id>')."""
+    return [pytest.param(w, id=f"{w.kind}-{w.id}") for w in table if w.todo == todo]
+
+
+def kinds_covered(table: list[Wrong]) -> dict[str, set[str]]:
+    covered: dict[str, set[str]] = {}
+    for wrong in table:
+        covered.setdefault(wrong.todo, set()).add(wrong.kind)
+    return covered
+
+
+def apply_edit(source: str, edit: tuple[tuple[str, str], ...]) -> str:
+    for old, new in edit:
+        assert old in source, f"mutation target {old!r} not in the cell"
+        source = source.replace(old, new)
+    return source

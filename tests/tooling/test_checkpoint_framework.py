@@ -525,3 +525,112 @@ def test_a_failure_is_one_wrapped_message_and_nothing_else_in_ipython(monkeypatc
     assert lines[1].startswith("   Why: a reason") and any(line.startswith("   Hint: word") for line in lines)
     assert all(len(line) <= fw.outcome.WRAP_WIDTH for line in lines)
     assert " ".join(" ".join(lines).split()).count("word") == 60
+
+
+# ------------------------------------------------------------------ recorders, SQL structure, probes
+
+def _search(conn, subject, k, *, formatted=False, in_python=False):
+    sql = "SELECT id, title FROM research_chunks"
+    binds = {}
+    if in_python:
+        with conn.cursor() as cur:
+            cur.execute(sql + " ORDER BY id")
+            return [r for r in cur.fetchall() if r[1].startswith(subject)][:k]
+    if formatted:
+        sql += f" WHERE SUBSTR(title, 1, 2) = '{subject}' ORDER BY id FETCH FIRST {k} ROWS ONLY"
+    else:
+        sql += " WHERE title LIKE :subject || '%' ORDER BY id FETCH FIRST :k ROWS ONLY"
+        binds = {"subject": subject, "k": k}
+    with conn.cursor() as cur:
+        cur.execute(sql, binds)
+        return cur.fetchall()
+
+
+@pytest.fixture
+def titled(chunks):
+    with chunks.cursor() as cur:
+        cur.executemany("INSERT INTO research_chunks (id, title) VALUES (:1, :2)",
+                        [(i, ("db " if i % 2 else "ml ") + str(i)) for i in range(1, 11)])
+    chunks.commit()
+    return chunks
+
+
+@pytest.mark.parametrize("how, message", [
+    ("formatted", "writes subject='db', k=2 into the SQL text instead of binding them"),
+    ("in_python", "fetched 10 rows from the database to return 2"),
+])
+def test_recording_connection_sees_the_method(titled, how, message):
+    recorder = fw.RecordingConnection(titled)
+    rows = _search(recorder, "db", 2, **{how: True})
+    assert [r[0] for r in rows] == [1, 3]          # the right rows either way
+    with pytest.raises(CheckpointFailed, match=message):
+        fw.expect_bound(recorder, {"subject": "db", "k": 2}, "search")
+        fw.expect_database_limits(recorder, 2, "search")
+
+
+def test_recording_connection_passes_the_right_method_and_logs_binds_and_fetches(titled):
+    recorder = fw.RecordingConnection(titled)
+    assert [r[0] for r in _search(recorder, "db", 2)] == [1, 3]
+    fw.expect_bound(recorder, {"subject": "db", "k": 2}, "search")
+    fw.expect_database_limits(recorder, 2, "search")
+    (statement,) = recorder.statements
+    assert statement.binds == {"subject": "db", "k": 2} and statement.rows_fetched == 2
+    assert statement.fetches == [("fetchall", None)]
+
+
+def test_recording_store_records_k_and_filter():
+    class Store:
+        def similarity_search(self, query, k=4, filter=None, **kwargs):
+            return [query] * k
+    store = fw.RecordingStore(Store())
+    assert store.similarity_search("q", 3, filter={"s": {"$eq": "x"}}) == ["q"] * 3
+    fw.expect_store_searched(store, "search", k=3, filter={"s": "x"})
+    with pytest.raises(CheckpointFailed, match="asked the store for k=3, expected k=5"):
+        fw.expect_store_searched(store, "search", k=5)
+    store.similarity_search("q")
+    with pytest.raises(CheckpointFailed, match="searched with filter=None"):
+        fw.expect_store_searched(store, "search", filter={"s": "x"})
+
+
+@pytest.mark.parametrize("sql, kind", [
+    ("-- first a comment\nCREATE VECTOR INDEX i ON t (e)", "CREATE VECTOR INDEX"),
+    ("/* c */ create table t (x number)", "CREATE TABLE"),
+    ("CREATE UNIQUE INDEX i ON t (x)", "CREATE INDEX"),
+    ("WITH q AS (SELECT 1 FROM dual) SELECT * FROM q", "SELECT"),
+    ("(SELECT 1 FROM dual)", "SELECT"),
+    ("insert into t values (1)", "INSERT"),
+])
+def test_statement_kind_ignores_comments_and_case(sql, kind):
+    assert fw.statement_kind(sql) == kind
+
+
+def test_literals_binds_and_fetch_read_the_structure_not_the_text():
+    sql = """SELECT 'it''s', x FROM t -- 'not a literal'
+             WHERE a = :subject AND b = :1 AND c = 7 ORDER BY d FETCH APPROX FIRST :k ROWS ONLY WITH TARGET ACCURACY 90"""
+    assert [(lit.value, lit.is_string) for lit in fw.literals(sql)] == [("it's", True), ("7", False), ("90", False)]
+    assert fw.bind_names(sql) == ["SUBJECT", "1", "K"]
+    assert fw.fetch_clause(sql) == fw.Fetch(":K", True, "90")
+    assert fw.fetch_clause("SELECT 1 FROM dual FETCH FIRST 5 ROWS ONLY") == fw.Fetch("5", False, None)
+    assert fw.formatted_values(sql, {"subject": "cs.CL", "k": 7}) == {"k": 7}
+    assert fw.same_statement("select a from t -- x\n where b = :b", "SELECT a\nFROM t WHERE b = :b")
+    assert not fw.same_statement("select a from t where b = :b", "SELECT a FROM t WHERE b = :c")
+
+
+def test_savepoint_rolls_back_probe_rows_and_keeps_earlier_work(titled):
+    with titled.cursor() as cur:
+        cur.execute("INSERT INTO research_chunks (id, title) VALUES (100, 'learner, uncommitted')")
+    with pytest.raises(CheckpointFailed):
+        with fw.savepoint(titled):
+            with titled.cursor() as cur:
+                cur.execute("INSERT INTO research_chunks (id, title) VALUES (101, 'probe')")
+            fw.fail("the check failed")
+    assert row_count(titled, "research_chunks", "id >= 100") == 1
+    titled.rollback()
+
+
+def test_restore_rows_deletes_what_committing_code_added(titled):
+    with fw.restore_rows(titled, "research_chunks", "id"):
+        with titled.cursor() as cur:
+            cur.execute("INSERT INTO research_chunks (id, title) VALUES (200, 'probe')")
+        titled.commit()
+    assert row_count(titled, "research_chunks") == 10 and committed_row_count("research_chunks") == 10
