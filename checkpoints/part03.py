@@ -111,6 +111,21 @@ def _cleanup(conn: oracledb.Connection, statements: list[tuple[str, str, dict]])
     conn.commit()
 
 
+def _turn_ids(conn: oracledb.Connection) -> set:
+    """The ids of every turn the learner has (so that a probe written under the wrong thread is still removed)."""
+    return {row[0] for row in _rows(conn, f"SELECT id FROM {TABLE}")} if table_exists(conn, TABLE) else set()
+
+
+def _cleanup_turns(conn: oracledb.Connection, where: str, binds: dict, before: set) -> None:
+    """Delete the probe turns: those matching `where`, and every turn that was not there before the check."""
+    _cleanup(conn, [(TABLE, where, binds)])
+    stale = [{"id": i} for i in _turn_ids(conn) - before]
+    if stale:
+        with conn.cursor() as cur:
+            cur.executemany(f"DELETE FROM {TABLE} WHERE id = :id", stale)
+        conn.commit()
+
+
 def _as_id(value: Any, function: str) -> int:
     """The learner's returned id as an int, or a failure that says what went wrong."""
     if isinstance(value, bool) or value is None:
@@ -455,6 +470,7 @@ def check_write_conversation(conn: oracledb.Connection, write_conversation: Call
     thread = f"checkpoint-{token}"
     metadata = {"probe": token, "tags": ["a", "b"], "nested": {"ok": True}}
     plain = f"Second probe turn {token}."
+    turns_before = _turn_ids(conn)
     try:
         recorder = RecordingConnection(conn)
         returned = []
@@ -510,7 +526,7 @@ def check_write_conversation(conn: oracledb.Connection, write_conversation: Call
                f"the second turn was stored with role {role2!r} and metadata {meta2!r}",
                "Store the role as given, and NULL metadata when metadata is None.")
     finally:
-        _cleanup(conn, [(TABLE, "thread_id = :thread", {"thread": thread})])
+        _cleanup_turns(conn, "thread_id = :thread", {"thread": thread}, turns_before)
     return f"ids {first} and {second} came back from RETURNING INTO; values bound, rows committed, text verbatim"
 
 
@@ -579,6 +595,7 @@ def check_read_conversation(conn: oracledb.Connection, read_conversation: Callab
     _expect_function(read_conversation, "read_conversation")
     expect_table(conn, TABLE)
     token = _token()
+    before = _turn_ids(conn)
     try:
         contents = _insert_probe_turns(conn, token)
         (a, turns_a), (b, turns_b) = contents.items()
@@ -599,7 +616,7 @@ def check_read_conversation(conn: oracledb.Connection, read_conversation: Callab
             expect(ids == [i for i, _ in want], f"{call} returned the ids {ids}, expected {[i for i, _ in want]}",
                    "Return each turn's own id (the ID column).")
     finally:
-        _cleanup(conn, [(TABLE, "thread_id LIKE :pattern", {"pattern": f"checkpoint-{token}-%"})])
+        _cleanup_turns(conn, "thread_id LIKE :pattern", {"pattern": f"checkpoint-{token}-%"}, before)
     return "thread-scoped in SQL, at most `limit` rows fetched, the newest by time, oldest first, with ids"
 
 

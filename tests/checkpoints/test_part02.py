@@ -138,7 +138,7 @@ PREFILTER_SQL = """
                SCORE(1) AS keyword_score
         FROM papers
         WHERE CONTAINS(abstract, :keywords, 1) > 0
-        ORDER BY distance
+        ORDER BY distance, arxiv_id
         FETCH FIRST :k ROWS ONLY\"\"\""""
 
 #: (cell, name, [(old, new) edits of the solution cell], what the failure must say). Classes: [clause] a clause the
@@ -218,7 +218,7 @@ CORRECT_ANSWERS = [
         ("""        SELECT arxiv_id, title,
                VECTOR_DISTANCE(embedding, VECTOR_EMBEDDING({MODEL} USING :query AS data), COSINE) AS distance
         FROM papers
-        ORDER BY distance
+        ORDER BY distance, arxiv_id
         FETCH APPROX FIRST :k ROWS ONLY""", """        WITH q AS (SELECT VECTOR_EMBEDDING({MODEL} USING :query AS data) AS v FROM dual)
         SELECT p.arxiv_id AS arxiv_id, p.title AS title, VECTOR_DISTANCE(p.embedding, q.v, COSINE) AS distance
         FROM papers p CROSS JOIN q
@@ -235,7 +235,7 @@ CORRECT_ANSWERS = [
                VECTOR_DISTANCE(embedding, VECTOR_EMBEDDING({MODEL} USING :query AS data), COSINE) AS distance,
                SCORE(1) AS keyword_score""", """        SELECT SCORE(1) AS keyword_score, arxiv_id, title,
                COSINE_DISTANCE(embedding, VECTOR_EMBEDDING({MODEL} USING :query AS data)) AS distance"""),
-        ("ORDER BY distance", "ORDER BY distance, arxiv_id")]),
+        ("ORDER BY distance, arxiv_id", "ORDER BY 4, 2")]),
     ("todo2", "the embedding in a CTE", [(PREFILTER_SQL, """
         WITH q AS (SELECT VECTOR_EMBEDDING({MODEL} USING :query AS data) AS v FROM dual)
         SELECT p.arxiv_id, p.title, VECTOR_DISTANCE(p.embedding, q.v, COSINE) AS distance, SCORE(1) AS keyword_score
@@ -270,3 +270,30 @@ def test_a_plausible_wrong_answer_fails(notebook, cell, name, replace, reason):
 def test_another_correct_answer_passes(notebook, cell, name, replace):
     ns = notebook(cell, replace=tuple(replace))
     CHECKS[cell](ns["conn"], ns[FUNCTIONS[cell]])
+
+
+# --------------------------------------------------------------------------- a cell that needs an unfinished TODO
+def test_a_cell_needing_an_unfinished_todo_says_which_in_one_line(monkeypatch, tmp_path):
+    """In a kernel with the guard installed, the stub's NotImplementedError and a NameError left by a stopped cell
+    each print one line naming the TODO, instead of a traceback; other errors keep theirs."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from checkpoints.guard import explain_unfinished_todos
+    monkeypatch.setenv("WORKSHOP_PROGRESS_FILE", str(tmp_path / "progress.json"))
+    shell = InteractiveShell.instance()
+    try:
+        assert explain_unfinished_todos(part02.NOTEBOOK, shell=shell)
+        shown = []
+        monkeypatch.setattr("sys.stderr", type("E", (), {"write": lambda self, t: shown.append(t), "flush": lambda self: None})())
+        result = shell.run_cell("raise NotImplementedError('TODO 1: ORDER BY the distance')")
+        assert not result.success and "⛔ This cell needs TODO 1, which is not done yet (ORDER BY the distance)" in "".join(shown)
+        shown.clear()
+        shell.run_cell("by_intent.plot()")
+        line = "".join(shown)
+        assert "⛔ `by_intent` is not defined" in line and "TODO 1 (vector_search)" in line
+        assert line.count("\n") == 1
+        from checkpoints.guard import explanation
+        assert explanation(ValueError("x"), part02.NOTEBOOK) is None
+        assert explanation(NotImplementedError("something else"), part02.NOTEBOOK) is None
+    finally:
+        shell.set_custom_exc((), None)
+        InteractiveShell.clear_instance()
