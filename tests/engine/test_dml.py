@@ -10,7 +10,7 @@ from tests.conftest import ora_code
 @pytest.fixture
 def items(cur):
     cur.execute("CREATE TABLE items (id NUMBER PRIMARY KEY, name VARCHAR2(10) NOT NULL, qty NUMBER(4), "
-                "price NUMBER(6,2), tags JSON, emb VECTOR(3, FLOAT32), uid RAW(8))")
+                "price NUMBER(6,2), tags JSON, emb VECTOR(3, FLOAT32), raw_id RAW(8))")
     return cur
 
 
@@ -39,11 +39,12 @@ def test_column_rules_raise_oracle_errors(items):
 
 
 def test_conversions_on_store(items):
-    items.execute("INSERT INTO items (id, name, qty, price, tags, emb, uid) VALUES (:1, :2, :3, :4, :5, :6, :7)",
+    items.setinputsizes(None, None, None, None, oracledb.DB_TYPE_JSON, None, None)
+    items.execute("INSERT INTO items (id, name, qty, price, tags, emb, raw_id) VALUES (:1, :2, :3, :4, :5, :6, :7)",
                   [1, "a", "12", 3.14159, {"t": [1, 2]}, "[1, 2, 3]", "0A0B"])
-    items.execute("SELECT qty, price, tags, emb, uid FROM items")
+    items.execute("SELECT qty, price, tags, emb, raw_id FROM items")
     assert items.fetchone() == (12, 3.14, {"t": [1, 2]}, array.array("f", [1, 2, 3]), b"\x0a\x0b")
-    items.execute("SELECT name FROM items WHERE uid = :u", u="0a0b")
+    items.execute("SELECT name FROM items WHERE raw_id = :u", u="0a0b")
     assert items.fetchone() == ("a",)
 
 

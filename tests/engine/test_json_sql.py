@@ -10,6 +10,7 @@ from tests.conftest import ora_code
 @pytest.fixture
 def mem(cur):
     cur.execute("CREATE TABLE mem (id NUMBER PRIMARY KEY, meta JSON)")
+    cur.setinputsizes(None, oracledb.DB_TYPE_JSON)
     cur.executemany("INSERT INTO mem VALUES (:1, :2)", [
         (1, {"kind": "fact", "score": 0.9, "tags": ["a", "b"], "$agent_memory": {"revision": 3}}),
         (2, {"kind": "episode", "score": 0.4, "tags": ["b"]}),
@@ -43,6 +44,7 @@ def test_json_table_from_bind(cur):
     cur.execute("""SELECT ord, text FROM JSON_TABLE(:j, '$[*]' COLUMNS (ord FOR ORDINALITY, text CLOB PATH '$'))
                    ORDER BY ord""", j=json.dumps(["alpha", "beta"]))
     assert [(o, lob.read()) for o, lob in cur.fetchall()] == [(1, "alpha"), (2, "beta")]  # CLOB -> LOB
+    cur.setinputsizes(j=oracledb.DB_TYPE_JSON)
     cur.execute("""SELECT x, name FROM JSON_TABLE(:j, '$.items[*]' COLUMNS (x NUMBER PATH '$.x', name VARCHAR2(20)))
                    ORDER BY x DESC""", j={"items": [{"x": 1, "name": "a"}, {"x": 2, "name": "b"}]})
     assert cur.fetchall() == [(2, "b"), (1, "a")]

@@ -68,8 +68,8 @@ def test_embedding_in_insert_update_where_order(loaded, conn):
     loaded.execute("CREATE TABLE docs (id NUMBER PRIMARY KEY, body VARCHAR2(400), emb VECTOR(384, FLOAT32))")
     bodies = ["Oracle Text keyword search with CONTAINS", "vector similarity search with HNSW",
               "agents remember past conversations", "reciprocal rank fusion combines rankings"]
-    loaded.executemany("INSERT INTO docs (id, body, emb) VALUES (:1, :2, VECTOR_EMBEDDING(ALL_MINILM_L6_V2 USING :2 AS data))",
-                       list(enumerate(bodies)))
+    loaded.executemany("INSERT INTO docs (id, body, emb) VALUES (:id, :body, VECTOR_EMBEDDING(ALL_MINILM_L6_V2 USING :body AS data))",
+                       [{"id": i, "body": b} for i, b in enumerate(bodies)])
     loaded.execute("CREATE TABLE docs2 AS SELECT * FROM docs") if False else None
     loaded.execute("UPDATE docs SET emb = VECTOR_EMBEDDING(ALL_MINILM_L6_V2 USING body AS data) WHERE id = 0")
     loaded.execute("""SELECT id FROM docs ORDER BY VECTOR_DISTANCE(emb,

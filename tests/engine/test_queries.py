@@ -83,8 +83,9 @@ def test_fetch_offset_and_rownum(people):
     people.execute("SELECT id FROM emp WHERE ROWNUM <= 2 ORDER BY id DESC")
     ids = [r[0] for r in people.fetchall()]
     assert len(ids) == 2 and ids == sorted(ids, reverse=True)
-    people.execute("SELECT ROWNUM, name FROM emp WHERE id > 3")
-    assert people.fetchall() == [(1, "Barbara"), (2, "Ken")]
+    people.execute("SELECT ROWNUM, name FROM emp WHERE id > 3")  # unordered: any order of the two rows
+    rows = people.fetchall()
+    assert [r[0] for r in rows] == [1, 2] and {r[1] for r in rows} == {"Barbara", "Ken"}
 
 
 def test_decode_nvl2_greatest_and_dates(people):
@@ -109,9 +110,8 @@ def test_binds_named_positional_and_errors(people):
     assert people.fetchall() == [("Ada",), ("Linus",)]
     people.execute("SELECT name FROM emp WHERE id = :ID", {"id": 5})
     assert people.fetchone() == ("Ken",)
-    with pytest.raises(oracledb.DatabaseError) as exc:
+    with pytest.raises(oracledb.DatabaseError, match="^DPY-4010:"):  # python-oracledb checks before sending
         people.execute("SELECT name FROM emp WHERE id = :id")
-    assert ora_code(exc) == 1008
     with pytest.raises(oracledb.DatabaseError) as exc:
         people.execute("SELECT nope FROM emp")
     assert ora_code(exc) == 904

@@ -79,7 +79,9 @@ def test_manual_sync_needs_ctx_ddl(cur, conn):
 
 def test_search_index_on_json_and_dictionary(cur, conn):
     cur.execute("CREATE TABLE j (id NUMBER PRIMARY KEY, doc JSON)")
+    cur.setinputsizes(d=oracledb.DB_TYPE_JSON)
     cur.execute("INSERT INTO j VALUES (1, :d)", d={"title": "Reciprocal rank fusion", "tags": ["rrf"]})
+    cur.setinputsizes(d=oracledb.DB_TYPE_JSON)  # a new statement: python-oracledb forgets the type
     cur.execute("INSERT INTO j VALUES (2, :d)", d={"title": "Cross-encoder reranking"})
     conn.commit()
     cur.execute("CREATE SEARCH INDEX j_search ON j (doc) FOR JSON")

@@ -26,8 +26,8 @@ def model_conn(tmp_path_factory):
                 blob=models.ensure_embedding_model().read_bytes(), meta=json.dumps(models.embedding_metadata()))
     cur.execute("CREATE TABLE docs384 (id NUMBER PRIMARY KEY, tenant VARCHAR2(20), body CLOB, "
                 "embedding VECTOR(384, FLOAT32))")
-    cur.executemany(f"INSERT INTO docs384 VALUES (:1, :2, :3, VECTOR_EMBEDDING({MODEL} USING :3 AS data))",
-                    [(i, tenant, body) for i, tenant, _, body, _ in DOCS])
+    cur.executemany(f"INSERT INTO docs384 VALUES (:1, :2, :3, VECTOR_EMBEDDING({MODEL} USING :4 AS data))",
+                    [(i, tenant, body, body) for i, tenant, _, body, _ in DOCS])
     conn.commit()
     cur.execute("CREATE INDEX docs384_ctx ON docs384 (body) INDEXTYPE IS CTXSYS.CONTEXT "
                 "PARAMETERS ('SYNC (ON COMMIT)')")

@@ -227,25 +227,9 @@ def _to_text(value: Any, where: str) -> str:
 
 
 def number_text(value: int | float) -> str:
-    """TO_CHAR(number) without a mask: 0.5 -> '.5', 1.0 -> '1'."""
-    if isinstance(value, bool):
-        value = int(value)
-    if isinstance(value, int):
-        return str(value)
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Inf" if value > 0 else "-Inf"
-    if value.is_integer() and abs(value) < 1e16:
-        return str(int(value))
-    text = repr(value)
-    if "e" in text or "E" in text:
-        return text.upper()
-    if text.startswith("0."):
-        text = text[1:]
-    elif text.startswith("-0."):
-        text = "-" + text[2:]
-    return text
+    """Number to text as TO_CHAR(n) and CAST(n AS VARCHAR2) both give it: one rule, one home."""
+    from .functions.values import number_to_text
+    return number_to_text(value)
 
 
 def _to_number(value: Any, where: str) -> int | float:

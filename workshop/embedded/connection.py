@@ -7,12 +7,14 @@ implements the part of the python-oracledb cursor API the workshop and langchain
 from __future__ import annotations
 
 import collections
+import decimal
 import os
 from typing import Any, Callable, Iterator
 
 import oracledb
 from oracledb import errors as _oracle_errors
 
+from . import driver
 from . import values as V
 from .engine import Engine, Result
 from .errors import ora_error
@@ -111,10 +113,13 @@ class EmbeddedCursor:
         self.statement: str | None = None
         self._rows: list[tuple] = []
         self._pos = 0
-        self._input_types: Any = None
+        self._binds = driver.BindState()
         self._batch_errors: list = []
-        self._dml_counts: list[int] = []
+        self._dml_counts: list[int] | None = None
         self._closed = False
+        self._is_query = False
+        self._fetch_lobs = oracledb.defaults.fetch_lobs
+        self._fetch_decimals = oracledb.defaults.fetch_decimals
 
     # -------------------------------------------------------------- context manager / lifecycle
     def __enter__(self):
@@ -133,11 +138,17 @@ class EmbeddedCursor:
         self.connection._check_open()
 
     # -------------------------------------------------------------- binds
-    def setinputsizes(self, *args, **kwargs) -> None:
-        self._input_types = kwargs if kwargs else list(args)
+    def setinputsizes(self, *args, **kwargs):
+        self._check_open()
+        self._binds.setinputsizes(args, kwargs)
+        if kwargs:
+            return {k: s.var for k, s in self._binds.by_name.items()}
+        return [s.var for s in (self._binds.slots or [])] if args else []
 
     def var(self, typ: Any, size: int = 0, arraysize: int = 1, inconverter=None, outconverter=None,
             typename=None, encoding_errors=None, bypass_decode=False, convert_nulls=False, **kwargs) -> EmbeddedVar:
+        self._check_open()
+        driver.type_of_declaration(typ)
         return EmbeddedVar(typ, size, arraysize, inconverter, outconverter)
 
     def arrayvar(self, typ: Any, value: Any, size: int = 0) -> EmbeddedVar:
@@ -145,38 +156,64 @@ class EmbeddedCursor:
         var._values = [list(value) if isinstance(value, (list, tuple)) else [None] * int(value)]
         return var
 
+    def _input_handler(self):
+        return self.inputtypehandler if self.inputtypehandler is not None else self.connection.inputtypehandler
+
     # -------------------------------------------------------------- execution
-    def execute(self, statement: str, parameters: Any = None, **kwargs) -> "EmbeddedCursor | None":
+    def execute(self, statement: str, parameters: Any = None, *, suspend_on_success: bool = False,
+                fetch_lobs: bool | None = None, fetch_decimals: bool | None = None,
+                **keyword_parameters) -> "EmbeddedCursor | None":
+        """python-oracledb's execute(): the driver's bind rules (driver.py), then the engine."""
         self._check_open()
-        if parameters is None and kwargs:
-            parameters = kwargs
-        out_vars = _out_vars(parameters)
-        binds = _without_out_vars(parameters, out_vars)
+        self._is_query = False
+        statement, parameters = self._binds.prepare(statement, parameters, keyword_parameters)
         self.statement = statement
-        result = self.connection._engine.execute(statement, binds, self._input_types)
-        self._input_types = None
+        self._fetch_lobs = oracledb.defaults.fetch_lobs if fetch_lobs is None else bool(fetch_lobs)
+        self._fetch_decimals = oracledb.defaults.fetch_decimals if fetch_decimals is None else bool(fetch_decimals)
+        if parameters is not None:
+            binds = self._binds.bind_rows(self, [parameters], self._input_handler())[0]
+        else:
+            self._binds.bind_rows(self, [], None)
+            binds = {}
+        out_vars = _out_vars(binds)
+        clean = _without_out_vars(binds, out_vars)
+        result = self.connection._engine.execute(statement, clean, self._binds.input_types())
         self._apply_result(result, out_vars, position=0)
+        self._is_query = result.is_query
         return self if result.is_query else None
 
-    def executemany(self, statement: str, parameters: Any, batcherrors: bool = False,
-                    arraydmlrowcounts: bool = False, **kwargs) -> None:
+    def executemany(self, statement: str | None, parameters: Any, *, batcherrors: bool = False,
+                    arraydmlrowcounts: bool = False, suspend_on_success: bool = False,
+                    batch_size: int = 2 ** 32 - 1) -> None:
         self._check_open()
-        if isinstance(parameters, int):
-            parameters = [()] * parameters
-        rows = list(parameters)
+        self._is_query = False
+        if statement is None:
+            statement = self.statement
+        statement = self._binds.prepare_many(statement)
         self.statement = statement
-        self._batch_errors, self._dml_counts = [], []
+        self._batch_errors, self._dml_counts = [], None
+        if isinstance(parameters, int) and not isinstance(parameters, bool):
+            rows = [()] * parameters
+        elif isinstance(parameters, list):
+            rows = parameters
+        else:
+            raise driver.dpy_error(_oracle_errors.ERR_WRONG_EXECUTEMANY_PARAMETERS_TYPE)
         if not rows:
             self.rowcount = 0
+            if arraydmlrowcounts:
+                self._dml_counts = []
             return
-        out_vars = _out_vars(rows[0])
-        clean = [_without_out_vars(r, out_vars) for r in rows]
-        total, batch_errors, returning = self.connection._engine.execute_many(
-            statement, clean, self._input_types, batcherrors)
-        self._input_types = None
+        bound = self._binds.bind_rows(self, rows, self._input_handler()) if not isinstance(parameters, int) \
+            else [{} for _ in rows]
+        out_vars = _out_vars(bound[0])
+        clean = [_without_out_vars(r, out_vars) for r in bound]
+        total, batch_errors, returning, counts = self.connection._engine.execute_many(
+            statement, clean, self._binds.input_types(), batcherrors, arraydmlrowcounts)
         self.rowcount = total
         self.description = None
         self._batch_errors = batch_errors
+        if arraydmlrowcounts:
+            self._dml_counts = counts
         if out_vars and returning:
             for position, values in enumerate(returning):
                 self._fill_out_vars(out_vars, values, position)
@@ -185,6 +222,9 @@ class EmbeddedCursor:
         return list(self._batch_errors)
 
     def getarraydmlrowcounts(self) -> list[int]:
+        self._check_open()
+        if self._dml_counts is None:
+            raise driver.dpy_error(_oracle_errors.ERR_ARRAY_DML_ROW_COUNTS_NOT_ENABLED)
         return list(self._dml_counts)
 
     def callproc(self, name: str, parameters: list | None = None, keyword_parameters: dict | None = None) -> list:
@@ -249,7 +289,8 @@ class EmbeddedCursor:
                                   oracledb.DB_TYPE_LONG_NVARCHAR, oracledb.DB_TYPE_LONG_RAW, str, bytes):
                         as_text[i] = True
                     converters[i] = getattr(var, "outconverter", None)
-        fetch_lobs = oracledb.defaults.fetch_lobs
+        fetch_lobs = self._fetch_lobs
+        decimals = self._fetch_decimals
         rows = []
         width = len(result.columns)
         for raw in result.rows:
@@ -257,14 +298,23 @@ class EmbeddedCursor:
             for i in range(width):
                 value = _python_value(raw[i], types[i] if i < len(types) else None,
                                       lobs=fetch_lobs and not as_text[i])
+                if decimals and types[i] == "NUMBER" and isinstance(value, (int, float)) \
+                        and not isinstance(value, bool):
+                    value = decimal.Decimal(str(value))
                 if converters[i] is not None and value is not None:
                     value = converters[i](value)
                 row.append(value)
             rows.append(tuple(row))
         return rows
 
-    def fetchone(self):
+    def _verify_fetch(self) -> None:
+        """python-oracledb raises DPY-1003 when the last statement was not a query."""
         self._check_open()
+        if not self._is_query:
+            raise driver.dpy_error(_oracle_errors.ERR_NOT_A_QUERY)
+
+    def fetchone(self):
+        self._verify_fetch()
         if self._pos >= len(self._rows):
             return None
         row = self._rows[self._pos]
@@ -272,6 +322,7 @@ class EmbeddedCursor:
         return self.rowfactory(*row) if self.rowfactory else row
 
     def fetchmany(self, size: int | None = None, numRows: int | None = None) -> list:
+        self._verify_fetch()
         size = size or numRows or self.arraysize
         out = []
         for _ in range(size):
@@ -282,7 +333,7 @@ class EmbeddedCursor:
         return out
 
     def fetchall(self) -> list:
-        self._check_open()
+        self._verify_fetch()
         rows = self._rows[self._pos:]
         self._pos = len(self._rows)
         return [self.rowfactory(*r) for r in rows] if self.rowfactory else list(rows)

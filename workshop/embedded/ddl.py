@@ -18,6 +18,7 @@ from .catalog import Catalog, Column, Table, bump_ddl_version
 from .dialect import OracleX, parse
 from .lexing import code_mask, matching_paren, split_top_level, strip_comments
 from .dml import column_spec
+from .identifiers import check_name, check_table
 from .translate import Scope, Translator, normalize_identifiers, unsupported
 from .values import SQLITE_DECLTYPES
 
@@ -124,12 +125,21 @@ class DdlExecutor:
         tree = parse(sql)
         if not isinstance(tree, exp.Create) or not isinstance(tree.this, exp.Schema):
             raise unsupported("CREATE TABLE form")
+        check_table(tree.this.this)
+        for item in tree.this.expressions:
+            if isinstance(item, exp.ColumnDef):
+                check_name(item.this, "column")
         tree = normalize_identifiers(tree)
         table_name = tree.this.this.name
         if self._exists(table_name):
             if tree.args.get("exists"):
                 return
             raise self._name_in_use(table_name)
+        clash = self.conn.execute('SELECT table_name FROM "ORA$TABLES" WHERE upper(table_name) = upper(?) '
+                                  "AND table_name <> ?", (table_name, table_name)).fetchone()
+        if clash:
+            raise unsupported(f'a table "{table_name}" beside "{clash[0]}" (names that differ only in case; '
+                              "SQLite, under the engine, folds case)")
         columns, table_constraints = [], []
         for item in tree.this.expressions:
             if isinstance(item, exp.ColumnDef):

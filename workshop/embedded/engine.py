@@ -12,6 +12,7 @@ import datetime as dt
 import decimal
 import json
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -19,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
 import oracledb
 import sqlglot.errors
 
@@ -30,11 +30,12 @@ from . import values as V
 from .ddl import DdlExecutor
 from .dialect import parse
 from .dml import DmlTranslator
-from .lexing import bind_names, leading_words, split_returning_into, strip_comments
+from .lexing import bind_names, code_mask, leading_words, split_returning_into, strip_comments
 from .translate import Plan, Translator, bind_param, unsupported
 from .vector_cache import VectorCache
 
 DEFAULT_BUSY_TIMEOUT_S = float(os.environ.get("WORKSHOP_BUSY_TIMEOUT", "15"))
+_SYSTIMESTAMP_CALL = re.compile(r"(?i)\bSYSTIMESTAMP\s*\(")
 
 
 @dataclass
@@ -76,6 +77,10 @@ class Engine:
         self._pragma("foreign_keys=ON")
         self._pragma("case_sensitive_like=ON")
         self._pragma(f"busy_timeout={int(self.busy_timeout * 1000)}")
+        # Oracle promises no row order without ORDER BY; SQLite's scans return key order, which
+        # hides a missing ORDER BY or tie-break until the code meets Oracle. Reversing every
+        # unordered scan (always, not only in CI) makes such code fail here first.
+        self._pragma("reverse_unordered_selects=ON")
         self.state = StatementState()
         self.in_txn = False
         self.catalog = C.Catalog(self.db)
@@ -193,8 +198,8 @@ class Engine:
                 for hook in self.commit_hooks:
                     hook(self.db)
                 self.db.execute("COMMIT")
-            except sqlite3.Error as exc:
-                raise errors.from_sqlite(exc) from None
+            except Exception as exc:  # noqa: BLE001 - commit hooks (Oracle Text sync) included
+                raise errors.as_oracle_error(exc) from None
             finally:
                 self.in_txn = self.db.in_transaction
 
@@ -226,8 +231,8 @@ class Engine:
             sql = rewrite(self, sql)
         try:
             return parse(sql)
-        except sqlglot.errors.ParseError as exc:
-            detail = str(exc).splitlines()[0]
+        except sqlglot.errors.SqlglotError as exc:
+            detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise errors.EngineError(933, f"SQL command not properly ended or unsupported syntax ({detail})") from None
 
     def plan_for(self, sql: str, words: list[str]) -> Plan:
@@ -263,17 +268,17 @@ class Engine:
             self.state = StatementState()
             try:
                 return self._execute(sql, binds, input_types)
-            except errors.EngineError as exc:
-                raise exc.to_oracle() from None
             except sqlite3.Error as exc:
                 raise self._sqlite_error(exc) from None
+            except Exception as exc:  # noqa: BLE001 - every error leaves as an oracledb exception
+                raise errors.as_oracle_error(exc) from None
 
     def _sqlite_error(self, exc: sqlite3.Error) -> oracledb.DatabaseError:
         inner = self.state.error
         self.state.error = None
         if inner is not None and "user-defined function raised exception" in str(exc) \
                 or inner is not None and "raised exception" in str(exc):
-            return to_oracle_error(inner)
+            return errors.as_oracle_error(inner)
         return errors.from_sqlite(exc, self._key_constraint)
 
     def _key_constraint(self, table: str, columns: list[str]) -> str | None:
@@ -288,6 +293,10 @@ class Engine:
         if not words:
             raise errors.EngineError(900, "invalid SQL statement")
         kind = words[0]
+        _reject_terminator(sql, words)
+        if _SYSTIMESTAMP_CALL.search(code_mask(sql)):
+            raise errors.EngineError(904, '"SYSTIMESTAMP": invalid identifier (SYSTIMESTAMP takes no precision; '
+                                          'write CURRENT_TIMESTAMP(3) or CAST(SYSTIMESTAMP AS TIMESTAMP(3)))')
         if kind in ("COMMIT",):
             self.commit()
             return Result()
@@ -351,6 +360,12 @@ class Engine:
             given = dict(zip(declared, seq))
             positional_types = list(input_types) if isinstance(input_types, (list, tuple)) else []
             types = dict(zip(declared, positional_types))
+        if plan.passing_params:
+            for name in plan.binds:
+                if bind_param(name) in plan.passing_params and (
+                        types.get(name) is oracledb.DB_TYPE_BOOLEAN or isinstance(given[name], bool)):
+                    raise unsupported(f"a BOOLEAN bind (:{name}) in a JSON PASSING clause (Oracle documents "
+                                      "VARCHAR2, NUMBER, BINARY_DOUBLE, DATE and TIMESTAMP values only)")
         values: dict[str, Any] = {bind_param(name): to_sqlite(given[name], types.get(name)) for name in plan.binds}
         for sequence in plan.sequences:
             values["SEQ_" + "".join(c if c.isalnum() or c == "_" else "_" for c in sequence)] = self._nextval(sequence)
@@ -382,8 +397,11 @@ class Engine:
             self.db.execute(f'DELETE FROM temp."{tf.temp_table}"')
             marks = ", ".join("?" for _ in tf.columns)
             from .function_registry import _sql_value
+            # Oracle returns a table function's rows (JSON_TABLE, UTL_TO_CHUNKS, ...) in the order
+            # it produces them; reverse_unordered_selects scans a table backwards, so store them
+            # backwards and an unordered read gives them in their own order.
             self.db.executemany(f'INSERT INTO temp."{tf.temp_table}" VALUES ({marks})',
-                                [tuple(_sql_value(v) for v in row) for row in rows])
+                                [tuple(_sql_value(v) for v in row) for row in reversed(list(rows))])
 
     def _prepare_statement_state(self, plan: Plan, params: dict[str, Any], param_rows: list[dict] | None = None):
         self.state.plan = plan
@@ -458,17 +476,18 @@ class Engine:
         """Rows the statement changed (triggers excluded); sqlite3 reports -1 for WITH ... INSERT."""
         return cur.rowcount if cur.rowcount >= 0 else self.db.execute("SELECT changes()").fetchone()[0]
 
-    def execute_many(self, sql: str, rows: list, input_types: Any, batcherrors: bool) -> tuple[int, list, list]:
-        """executemany: one translation, one prepared statement, per-row errors optional."""
+    def execute_many(self, sql: str, rows: list, input_types: Any, batcherrors: bool,
+                     arraydmlrowcounts: bool = False) -> tuple[int, list, list, list]:
+        """executemany: one translation, one prepared statement, per-row errors and counts optional.
+
+        Returns (total rows, batch errors, RETURNING values per row, rows changed per row)."""
         with self.lock:
             self.state = StatementState()
             try:
                 words = leading_words(sql, 5)
                 if words and words[0] in ("BEGIN", "DECLARE"):
-                    total = 0
-                    for row in rows:
-                        total += self._execute(sql, row, input_types).rowcount
-                    return total, [], []
+                    counts = [self._execute(sql, row, input_types).rowcount for row in rows]
+                    return sum(counts), [], [], counts
                 plan = self.plan_for(sql, words)
                 if plan.kind != "dml":
                     raise unsupported("executemany() with a query")
@@ -479,11 +498,12 @@ class Engine:
                 if plan.model_calls:
                     self._prepare_statement_state(plan, param_rows[0] if param_rows else {}, param_rows)
                 errors_out, counts, returning = [], [], []
-                simple = not plan.extra and not plan.returning and not plan.text_searches and not batcherrors
+                simple = not plan.extra and not plan.returning and not plan.text_searches and not batcherrors \
+                    and not arraydmlrowcounts
                 if simple:
                     before = self.db.total_changes
                     self.db.executemany(plan.sql, param_rows)
-                    return self.db.total_changes - before, [], []
+                    return self.db.total_changes - before, [], [], []
                 total = 0
                 for offset, params in enumerate(param_rows):
                     if batcherrors:
@@ -517,11 +537,33 @@ class Engine:
                     total += result.rowcount
                     counts.append(result.rowcount)
                     returning.append(result.returning)
-                return total, errors_out, returning
-            except errors.EngineError as exc:
-                raise exc.to_oracle() from None
+                return total, errors_out, returning, counts
             except sqlite3.Error as exc:
                 raise self._sqlite_error(exc) from None
+            except Exception as exc:  # noqa: BLE001 - every error leaves as an oracledb exception
+                raise errors.as_oracle_error(exc) from None
+
+
+# ---------------------------------------------------------------------- statement text
+_PLSQL_UNITS = {"PACKAGE", "PROCEDURE", "FUNCTION", "TRIGGER", "TYPE", "BODY", "LIBRARY"}
+
+
+def _reject_terminator(sql: str, words: list[str]) -> None:
+    """Oracle parses one statement: a SQL*Plus `;` (or `/`) terminator is a syntax error there.
+
+    Only PL/SQL (anonymous blocks and CREATE PACKAGE/PROCEDURE/...) ends in `;` by its grammar."""
+    if words[0] in ("BEGIN", "DECLARE") or words[0] == "CREATE" and _PLSQL_UNITS & set(words[1:5]):
+        return
+    code = code_mask(sql).rstrip()
+    if not code.endswith((";", "/")):
+        return
+    if words[0] in ("CREATE", "DROP", "ALTER", "TRUNCATE", "COMMENT", "RENAME", "GRANT", "REVOKE"):
+        raise errors.EngineError(922, "missing or invalid option (remove the trailing ';': "
+                                      "python-oracledb sends one statement without a terminator)")
+    if code.endswith("/"):
+        raise errors.EngineError(936, "missing expression (remove the trailing '/')")
+    raise errors.EngineError(933, "SQL command not properly ended (remove the trailing ';': "
+                                  "python-oracledb sends one statement without a terminator)")
 
 
 # ---------------------------------------------------------------------- conversions
@@ -551,16 +593,13 @@ def to_sqlite(value: Any, input_type: Any = None) -> Any:
         return V.date_text(value)
     if isinstance(value, array.array):
         return V.encode_vector(value)
-    if isinstance(value, np.ndarray):
-        return V.encode_vector(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value)
-    if isinstance(value, (dict, list, tuple)):
-        if input_type is oracledb.DB_TYPE_VECTOR or (isinstance(value, list) and value and
-                                                     all(isinstance(v, (int, float)) for v in value)
-                                                     and input_type is None and False):
-            return V.encode_vector(list(value), "FLOAT64")
-        return json.dumps(_jsonable(value), separators=(",", ":"), ensure_ascii=False)
+    if getattr(value, "_embedded_object", False):
+        return json.dumps(list(value), ensure_ascii=False)
+    if isinstance(value, list):
+        # The cursor lets a list through only as a PL/SQL array bind (driver.py).
+        raise errors.EngineError(3001, f"unimplemented feature: PL/SQL array binds {errors.ENGINE_SUFFIX}")
     if isinstance(value, oracledb.LOB):
         return to_sqlite(value.read(), input_type)
     raise errors.EngineError(3001, f"unimplemented feature: binding a Python {type(value).__name__} "
@@ -581,18 +620,6 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def to_oracle_error(exc: BaseException) -> oracledb.DatabaseError:
-    if isinstance(exc, oracledb.Error):
-        return exc
-    if isinstance(exc, errors.EngineError):
-        return exc.to_oracle()
-    code = getattr(exc, "code", None)
-    message = getattr(exc, "message", None) or str(exc)
-    if isinstance(code, int) and code > 0:
-        if message.startswith("ORA-"):
-            message = message.split(": ", 1)[1] if ": " in message else message
-        if message.startswith("DRG-"):
-            return errors.ora_error(29902, f"error in executing ODCIIndexStart() routine\n"
-                                           f"ORA-20000: Oracle Text error:\n{message}")
-        return errors.ora_error(code, message)
-    return errors.ora_error(errors.INTERNAL_ERROR, f"internal error in the embedded engine: {type(exc).__name__}: {exc}")
+def to_oracle_error(exc: BaseException) -> oracledb.Error:
+    """Kept for callers of the old name: see errors.as_oracle_error."""
+    return errors.as_oracle_error(exc)

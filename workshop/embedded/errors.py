@@ -18,7 +18,10 @@ _INTEGRITY_CODES = {1, 1400, 1407, 2290, 2291, 2292}
 
 
 def ora_error(code: int, message: str, *, offset: int = 0) -> oracledb.DatabaseError:
-    """Build the exception python-oracledb would raise for `ORA-<code>: <message>`."""
+    """Build the exception python-oracledb would raise for `ORA-<code>: <message>`.
+
+    The one constructor of every ORA-/DRG- error the engine raises (as_oracle_error and
+    unsupported() call it); driver-side DPY- errors come from driver.dpy_error."""
     text = f"ORA-{code:05d}: {message}"
     err = _oracle_errors._Error(message=text, code=code, offset=offset)
     cls = oracledb.IntegrityError if code in _INTEGRITY_CODES else oracledb.DatabaseError
@@ -77,3 +80,36 @@ def from_sqlite(exc: sqlite3.Error, constraint_name=None) -> oracledb.DatabaseEr
         if m:
             return ora_error(code, template.format(*m.groups()))
     return ora_error(INTERNAL_ERROR, f"internal error in the embedded engine: {text}")
+
+
+def as_oracle_error(exc: BaseException, constraint_name=None) -> oracledb.Error:
+    """Any exception raised inside the engine, as the oracledb exception a learner sees.
+
+    Oracle errors pass through; engine, SQL-function, graph and text errors keep their ORA/DRG code;
+    SQLite errors are translated; a sqlglot error is a syntax error; anything else is an internal
+    error of the embedded engine (never a raw Python exception)."""
+    if isinstance(exc, oracledb.Error):
+        return exc
+    if isinstance(exc, EngineError):
+        return exc.to_oracle()
+    if isinstance(exc, sqlite3.Error):
+        return from_sqlite(exc, constraint_name)
+    try:
+        import sqlglot.errors
+        if isinstance(exc, sqlglot.errors.SqlglotError):
+            detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            return ora_error(933, f"SQL command not properly ended or unsupported syntax ({detail})")
+    except ImportError:  # pragma: no cover - sqlglot is a pinned dependency
+        pass
+    code = getattr(exc, "code", None)
+    message = getattr(exc, "message", None) or str(exc)
+    if isinstance(code, int) and not isinstance(code, bool) and code > 0 and isinstance(message, str):
+        if message.startswith("ORA-"):
+            message = message.split(": ", 1)[1] if ": " in message else message
+        if message.startswith("DRG-"):
+            return ora_error(29902, f"error in executing ODCIIndexStart() routine\n"
+                                    f"ORA-20000: Oracle Text error:\n{message}")
+        return ora_error(code, message)
+    if isinstance(exc, RecursionError):
+        return ora_error(INTERNAL_ERROR, "internal error in the embedded engine: statement nested too deeply")
+    return ora_error(INTERNAL_ERROR, f"internal error in the embedded engine: {type(exc).__name__}: {exc}")

@@ -326,6 +326,8 @@ def install(engine: "Engine") -> None:
 class VectorArray(list):
     """SYS.VECTOR_ARRAY_T object (a list of JSON chunk strings); binds as a JSON array."""
 
+    _embedded_object = True  # binds as DB_TYPE_OBJECT, like python-oracledb's DbObject
+
     def aslist(self) -> list:
         return list(self)
 

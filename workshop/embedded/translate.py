@@ -17,6 +17,9 @@ from .catalog import DICTIONARY_NAMES, SCHEMA_OWNER, Catalog, Column, Table
 from .dialect import JsonQuery, ModelArg, ModelUsing, OracleX
 
 # Functions implemented natively by SQLite with Oracle semantics, passed through unchanged.
+#: Oracle's limit on a text literal in SQL (MAX_STRING_SIZE = STANDARD, the default).
+MAX_LITERAL_BYTES = 4000
+
 _PASSTHROUGH = (
     exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Coalesce, exp.Nullif, exp.Case, exp.If,
     exp.RowNumber, exp.Rank, exp.DenseRank, exp.Ntile, exp.Lag, exp.Lead, exp.FirstValue,
@@ -126,6 +129,7 @@ class Plan:
     table_functions: list["TableFunctionCall"] = field(default_factory=list)
     column_specs: list[Column | None] = field(default_factory=list)
     source_binds: list[str] = field(default_factory=list)
+    passing_params: set[str] = field(default_factory=set)  # SQLite parameters used in JSON PASSING
 
 
 def bind_param(name: str) -> str:
@@ -560,6 +564,9 @@ class Translator:
                 self.plan.binds.append(name)
             return exp.Placeholder(this=bind_param(name))
         if isinstance(node, exp.Literal):
+            if node.is_string and len(node.this) > 1000 and len(node.this.encode()) > MAX_LITERAL_BYTES:
+                raise errors.EngineError(1704, "string literal too long (a SQL text literal holds at most "
+                                               f"{MAX_LITERAL_BYTES} bytes; bind the value instead)")
             return exp.Null() if node.is_string and node.this == "" else node
         if isinstance(node, exp.Boolean):
             return exp.Literal.number(1 if node.this else 0)
@@ -604,13 +611,15 @@ class Translator:
         if isinstance(node, exp.DecodeCase):
             return _ora("ORA_DECODE", *node.expressions)
         if isinstance(node, exp.CurrentTimestamp):
-            return _ora("ORA_SYSDATE" if node.args.get("sysdate") else "ORA_CURRENT_TIMESTAMP")
+            if node.args.get("sysdate"):
+                return _ora("ORA_SYSDATE")
+            return _ora("ORA_CURRENT_TIMESTAMP", *([node.this] if node.this is not None else []))
         if isinstance(node, exp.Systimestamp):
             return _ora("ORA_SYSTIMESTAMP")
         if isinstance(node, exp.CurrentDate):
             return _ora("ORA_CURRENT_DATE")
         if isinstance(node, exp.Localtimestamp):
-            return _ora("ORA_LOCALTIMESTAMP")
+            return _ora("ORA_LOCALTIMESTAMP", *([node.this] if node.this is not None else []))
         if isinstance(node, exp.JSONExists):
             return self._json_exists(node)
         if isinstance(node, exp.JSONValue):
@@ -633,6 +642,15 @@ class Translator:
             raise unsupported("aggregate KEEP (DENSE_RANK FIRST|LAST ...)")
         if isinstance(node, exp.Lock):
             return node
+        if isinstance(node, exp.DateStrToDate):
+            # ANSI `DATE 'YYYY-MM-DD'`: exactly that format, as Oracle requires it.
+            return self._function("TO_DATE", [node.this, exp.Literal.string("YYYY-MM-DD")], scope, node)
+        if isinstance(node, exp.StrToTime) and isinstance(node.this, exp.Literal):
+            # ANSI `TIMESTAMP 'YYYY-MM-DD HH24:MI:SS[.FF]'` (sqlglot's only source of StrToTime here).
+            if re.search(r"\d\s*[+-]\d{1,2}:\d{2}\s*$|[A-Za-z]", node.this.name):
+                raise unsupported("TIMESTAMP literal with a time zone")
+            return self._function("TO_TIMESTAMP", [node.this, exp.Literal.string("YYYY-MM-DD HH24:MI:SS.FF")],
+                                  scope, node)
         if isinstance(node, exp.Func) and not isinstance(node, _PASSTHROUGH):
             raise unsupported(f"function {node.sql(dialect=OracleX)[:40]}")
         return node
@@ -779,6 +797,8 @@ class Translator:
         for passing in node.args.get("passing") or []:
             alias = passing.alias if isinstance(passing, exp.Alias) else None
             value = passing.this if isinstance(passing, exp.Alias) else passing
+            if isinstance(value, exp.Placeholder):
+                self.plan.passing_params.add(value.name)
             args += [exp.Literal.string(alias or ""), value]
         return exp.EQ(this=_ora("ORA_JSON_EXISTS", *args), expression=exp.Literal.number(1))
 

@@ -87,11 +87,11 @@ def vector_dimension(blob: bytes) -> int:
 def date_text(value: dt.date | dt.datetime) -> str:
     if not isinstance(value, dt.datetime):
         value = dt.datetime(value.year, value.month, value.day)
-    return value.strftime("%Y-%m-%d %H:%M:%S")
+    return f"{value.year:04d}-{value.month:02d}-{value.day:02d} {value:%H:%M:%S}"
 
 
 def timestamp_text(value: dt.datetime, with_tz: bool = False) -> str:
-    text = value.strftime("%Y-%m-%d %H:%M:%S.%f")
+    text = f"{value.year:04d}-{value.month:02d}-{value.day:02d} {value:%H:%M:%S.%f}"
     if with_tz:
         offset = value.utcoffset() if value.tzinfo else dt.timedelta(0)
         sign = "-" if offset < dt.timedelta(0) else "+"
