@@ -436,6 +436,8 @@ def check_conversation_table(conn: oracledb.Connection, conversation_ddl: str,
 
 
 # --------------------------------------------------------------------------- TODO 2
+JSON_BIND_HINT = ("Declare the bind before executing: cur.setinputsizes(metadata=oracledb.DB_TYPE_JSON) (or bind "
+                  "json.dumps(metadata), JSON text that Oracle parses into the JSON column).")
 RETURNING_HINT = ("Add RETURNING id INTO :new_id to the INSERT, bind new_id = cur.var(int), and return "
                   "new_id.getvalue()[0]: the id comes back from the INSERT itself, with no second query.")
 
@@ -477,7 +479,14 @@ def check_write_conversation(conn: oracledb.Connection, write_conversation: Call
         for role, content, meta in (("user", HOSTILE, dict(metadata)), ("assistant", plain, None)):
             before = len(recorder.statements)
             call = f"write_conversation(conn, {thread!r}, {role!r}, ..., metadata={'None' if meta is None else '{...}'})"
-            value = _as_id(write_conversation(recorder, thread, role, content, meta), "write_conversation")
+            try:
+                written = write_conversation(recorder, thread, role, content, meta)
+            except oracledb.Error as exc:
+                if "DPY-3002" in str(exc) and meta is not None:
+                    fail("the metadata dict was bound without declaring its type: python-oracledb refuses it "
+                         "(DPY-3002: a dict is not a bind type)", JSON_BIND_HINT)
+                raise
+            value = _as_id(written, "write_conversation")
             insert = _insert_of_call(recorder, before, call)
             for statement in recorder.statements[before:]:
                 expect(token not in statement.sql and "DROP TABLE" not in statement.sql.upper(),
@@ -492,8 +501,7 @@ def check_write_conversation(conn: oracledb.Connection, write_conversation: Call
             if meta is not None:
                 problem = _json_bind_problem(insert, meta)
                 if problem:
-                    fail(problem, "Declare the bind before executing: cur.setinputsizes(metadata=oracledb.DB_TYPE_JSON)"
-                                  " (or bind json.dumps(metadata), JSON text that Oracle parses into the JSON column).")
+                    fail(problem, JSON_BIND_HINT)
             out_values = [v.getvalue() for v in recorder.vars]
             from_returning = any(value in (got if isinstance(got, list) else [got]) for got in out_values)
             expect(from_returning, f"{call} returned {value}, which did not come back from RETURNING ... INTO",
