@@ -297,3 +297,20 @@ def test_a_cell_needing_an_unfinished_todo_says_which_in_one_line(monkeypatch, t
     finally:
         shell.set_custom_exc((), None)
         InteractiveShell.clear_instance()
+
+
+def test_the_explorer_still_works_after_run_all_closed_the_connection(notebook):
+    """The notebook's last cell closes `conn`; the explorer has its own connection and keeps answering."""
+    for cell in ("questions", "todo1", "todo2", "todo3", "keyword-vs-vector", "graph-search", "rrf-sql", "run-all",
+                 "explorer", "close"):
+        ns = notebook(cell)
+    explorer = ns["explorer"]
+    try:
+        explorer.box.value = "papers by the authors of LEDGER"
+        shown = "".join(o.get("text", "") for o in explorer.output.outputs)
+        assert "the search failed" not in shown and shown.startswith("papers by the authors of LEDGER")
+        assert any("data" in o for o in explorer.output.outputs)          # the side-by-side table
+    finally:
+        explorer.close()
+        from workshop.db import connect
+        ns["conn"] = connect()        # the fixture closes the notebook's connection at the end
