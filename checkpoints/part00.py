@@ -3,38 +3,72 @@
     from checkpoints import part00
     part00.check_subjects_sql(conn, subjects_sql)     # papers per primary subject, most first
 
-The expected counts come from the shipped data files (workshop.data), not from the database.
+The expected counts come from the shipped data files (workshop.data), not from the database. To tell a query that
+counts PAPERS from a hard-coded copy of the right rows, the check runs the query a second time with two probe
+papers added inside a savepoint (one of a subject no paper has), and rolls them back: the learner's database is
+left exactly as it was.
 """
 from __future__ import annotations
 
 from collections import Counter
+from datetime import date
 
 import oracledb
 
 from workshop.data import load_papers
 
-from .framework import checkpoint, expect, expect_filled, expect_ordered_by, expect_rows_equal
+from .framework import checkpoint, expect, expect_filled, expect_ordered_by, expect_rows_equal, fail, savepoint
 
 NOTEBOOK = "00_setup_and_orientation.ipynb"
 
-HINT = "GROUP BY primary_subject with COUNT(*) in the select list, then ORDER BY that count DESC."
+HINT = ("Read 'Warm-up TODO: papers per subject' above: one row per group needs GROUP BY, the count is an aggregate "
+        "(COUNT(*)), and 'most first' is an ORDER BY on it.",
+        "SELECT primary_subject, COUNT(*) AS papers FROM papers GROUP BY primary_subject ORDER BY papers DESC")
+
+#: Probe papers, added inside a savepoint for one re-run of the query: a subject no paper has, and one more cs.AI.
+PROBE_SUBJECT = "zz.PROBE"
+PROBES = (("9912.99901", PROBE_SUBJECT), ("9912.99902", "cs.AI"))
 
 
 @checkpoint("papers per subject", hint=HINT)
 def check_subjects_sql(conn: oracledb.Connection, subjects_sql: str | None) -> str:
-    """subjects_sql returns (primary_subject, number of papers) for every subject, most papers first."""
+    """subjects_sql returns (primary_subject, number of papers) for every subject, most papers first, counted from
+    PAPERS (not written into the query)."""
     expect_filled(subjects_sql, "subjects_sql")
     expect(isinstance(subjects_sql, str), f"subjects_sql is a {type(subjects_sql).__name__}, expected the SQL text",
            "Assign the query as a string: subjects_sql = \"SELECT ...\"")
+    counts = Counter(p["primary_subject"] for p in load_papers())
+    rows = _run(conn, subjects_sql)
+    expect_rows_equal(rows, sorted(counts.items()), what="(subject, papers) rows",
+                      hint=("One row per subject with its COUNT(*): GROUP BY primary_subject, and no WHERE clause.",
+                            "SELECT primary_subject, COUNT(*) ... FROM papers GROUP BY primary_subject (no WHERE)."))
+    expect_ordered_by(rows, 1, descending=True, what="rows",
+                      hint=("'Most papers first' is ORDER BY on the count, descending.",
+                            "ORDER BY papers DESC (or ORDER BY COUNT(*) DESC, or ORDER BY 2 DESC)."))
+    with savepoint(conn):
+        _insert_probes(conn)
+        probed = _run(conn, subjects_sql)
+    counts.update(subject for _, subject in PROBES)
+    if sorted(map(tuple, probed)) != sorted(counts.items()):
+        fail(f"with {len(PROBES)} probe papers added to PAPERS (one of the new subject {PROBE_SUBJECT}), the query "
+             "still returns the same counts: it does not count the rows of PAPERS",
+             "Count the table instead of writing the numbers into the query: FROM papers GROUP BY primary_subject.")
+    return f"{len(rows)} subjects, {sum(n for _, n in rows)} papers, most first"
+
+
+def _run(conn: oracledb.Connection, sql: str) -> list[tuple]:
     with conn.cursor() as cur:
-        cur.execute(subjects_sql)
+        cur.execute(sql)
         expect(cur.description is not None, "subjects_sql is not a query", "Write a SELECT statement.")
         width = len(cur.description)
         rows = cur.fetchall()
     expect(width == 2, f"the query returns {width} columns, expected 2 (the subject and its number of papers)",
            "SELECT primary_subject, COUNT(*) ...")
-    expected = sorted(Counter(p["primary_subject"] for p in load_papers()).items())
-    expect_rows_equal(rows, expected, what="(subject, papers) rows",
-                      hint="One row per subject with COUNT(*): GROUP BY primary_subject, and no WHERE clause.")
-    expect_ordered_by(rows, 1, descending=True, what="rows", hint="Most papers first: ORDER BY the count DESC.")
-    return f"{len(rows)} subjects, {sum(n for _, n in rows)} papers, most first"
+    return rows
+
+
+def _insert_probes(conn: oracledb.Connection) -> None:
+    with conn.cursor() as cur:
+        cur.executemany("""INSERT INTO papers (arxiv_id, title, abstract, primary_subject, published)
+                           VALUES (:1, 'checkpoint probe', 'checkpoint probe', :2, :3)""",
+                        [(arxiv_id, subject, date(1999, 12, 1)) for arxiv_id, subject in PROBES])

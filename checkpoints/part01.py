@@ -21,9 +21,11 @@ import oracledb
 
 from workshop import config, schema
 
+from .framework import (RecordingConnection, RecordingStore, checkpoint, expect, expect_bound, expect_column,
+                        expect_committed, expect_database_limits, expect_filled, expect_keys, expect_ordered_by,
+                        expect_queried, expect_row_count, expect_store_searched, expect_table, fail, find_indexes,
+                        primary_key, vector_index)
 from .framework.registry import todo_ref
-from .framework import (checkpoint, expect, expect_column, expect_committed, expect_filled, expect_index,
-                        expect_keys, expect_ordered_by, expect_row_count, expect_table, fail)
 
 NOTEBOOK = "01_vector_search.ipynb"
 
@@ -43,6 +45,10 @@ SEARCH_CASES = (  # (query, subject, k): the subject filter changes the answer i
     ("keeping a chatbot's memory of earlier sessions", "cs.CL", 4),
     ("filtering rows during approximate nearest neighbour search", "cs.DB", 6),
     ("combining keyword and semantic rankings", None, 3),
+)
+SEARCH_EDGE_CASES = (  # subjects the first cases do not exercise: fewer papers than k, and none at all
+    ("keeping stored memories away from attackers", "cs.CR", 6),
+    ("a subject nobody publishes in", "cs.XX", 3),
 )
 STORE_CASES = (
     ("indexes that find similar vectors quickly", "cs.DB", 3),
@@ -133,17 +139,33 @@ def expect_nearest(conn: oracledb.Connection, rows: list[dict], expected: list[t
     fail(f"{call} returned {got}, expected the nearest {want} (missing {missing}, unexpected {extra})", hint)
 
 
-# --------------------------------------------------------------------------- TODO 1
-@checkpoint("PAPER_VECTORS, filled in the database")
+# --------------------------------------------------------------------------- TODO paper_vectors
+PAPER_VECTORS_HINT = (
+    "Read section 4, 'TODO 1: your own vector table': the column table, then one INSERT ... SELECT from PAPERS that "
+    "calls VECTOR_EMBEDDING for every row, then conn.commit().",
+    "CREATE TABLE paper_vectors (arxiv_id VARCHAR2(20) PRIMARY KEY, title VARCHAR2(500), primary_subject "
+    "VARCHAR2(20), embedding VECTOR(384, FLOAT32)); INSERT INTO paper_vectors (...) SELECT arxiv_id, title, "
+    "primary_subject, VECTOR_EMBEDDING(<model> USING title || '. ' || abstract AS data) FROM papers; commit.")
+
+
+@checkpoint("PAPER_VECTORS, filled in the database", hint=PAPER_VECTORS_HINT)
 def check_paper_vectors(conn: oracledb.Connection) -> str:
-    """PAPER_VECTORS has the four columns, one committed row per paper, each with the embedding of its text."""
-    expect_table(conn, TABLE, hint="Run your CREATE TABLE paper_vectors (...) statement in the TODO cell.")
+    """PAPER_VECTORS has the four columns and arxiv_id as its primary key, one committed row per paper, each with
+    the embedding of its own title and abstract."""
+    expect_table(conn, TABLE, hint=("Run your CREATE TABLE paper_vectors (...) statement in the TODO cell.",
+                                    PAPER_VECTORS_HINT[1]))
     expect_column(conn, TABLE, "arxiv_id", "VARCHAR2")
     expect_column(conn, TABLE, "title", "VARCHAR2")
     expect_column(conn, TABLE, "primary_subject", "VARCHAR2")
     expect_column(conn, TABLE, "embedding", "VECTOR", dims=schema.EMBEDDING_DIMENSIONS, fmt="FLOAT32",
                   hint="The model returns 384 float32 numbers: declare embedding VECTOR(384, FLOAT32), then drop "
                        "and re-create the table.")
+    key = primary_key(conn, TABLE)
+    expect(key == ("ARXIV_ID",),
+           f"{TABLE} has {'no primary key' if not key else 'the primary key (' + ', '.join(key) + ')'}, expected "
+           "PRIMARY KEY (arxiv_id)",
+           ("A primary key makes the database refuse a paper inserted twice: the table in section 4 asks for one.",
+            "Declare arxiv_id VARCHAR2(20) PRIMARY KEY in the CREATE TABLE (the cell drops the table first)."))
     papers = _scalar(conn, "SELECT COUNT(*) FROM papers")
     expect_committed(conn, TABLE, at_least=1,
                      hint="Fill the table with INSERT INTO paper_vectors ... SELECT ... FROM papers, then "
@@ -151,9 +173,6 @@ def check_paper_vectors(conn: oracledb.Connection) -> str:
     expect_row_count(conn, TABLE, exactly=papers,
                      hint="Insert one row per paper (INSERT ... SELECT ... FROM papers, no WHERE); if you ran the "
                           "INSERT twice, re-run the whole TODO cell (it drops the table first).")
-    ids = _scalar(conn, f"SELECT COUNT(DISTINCT arxiv_id) FROM {TABLE}")
-    expect(ids == papers, f"{TABLE} has {papers} rows but only {ids} distinct arxiv_id values",
-           "Make arxiv_id the PRIMARY KEY and insert each paper once.")
     unmatched = _scalar(conn, f"""SELECT COUNT(*) FROM {TABLE} v
         WHERE NOT EXISTS (SELECT 1 FROM papers p WHERE p.arxiv_id = v.arxiv_id AND p.title = v.title
                           AND p.primary_subject = v.primary_subject)""")
@@ -167,68 +186,167 @@ def check_paper_vectors(conn: oracledb.Connection) -> str:
     expect(far == 0, f"{far} of {papers} embeddings are not embeddings of their paper's title and abstract "
                      f"(cosine distance to PAPERS.EMBEDDING above {OWN_TEXT_DISTANCE})",
            f"Embed each row's own text: VECTOR_EMBEDDING({model_name()} USING title || '. ' || abstract AS data).")
-    return f"{papers} rows, VECTOR(384, FLOAT32), committed"
+    return f"{papers} rows, VECTOR(384, FLOAT32), PRIMARY KEY (ARXIV_ID), committed"
 
 
-# --------------------------------------------------------------------------- TODO 2
-@checkpoint("an HNSW vector index on PAPER_VECTORS")
+# --------------------------------------------------------------------------- TODO vector_index
+INDEX_NAME = "PAPER_VECTORS_HNSW"
+INDEX_DISTANCE = "COSINE"
+INDEX_ACCURACY = 95
+VECTOR_INDEX_DDL = ("CREATE VECTOR INDEX paper_vectors_hnsw ON paper_vectors (embedding) ORGANIZATION INMEMORY "
+                    "NEIGHBOR GRAPH DISTANCE COSINE WITH TARGET ACCURACY 95")
+VECTOR_INDEX_HINT = ("Read section 5, 'Exact search, then an HNSW index': the statement has three clauses, the "
+                     "organisation (HNSW is the in-memory neighbour graph), the distance and the target accuracy.",
+                     VECTOR_INDEX_DDL)
+
+
+@checkpoint("an HNSW vector index on PAPER_VECTORS", hint=VECTOR_INDEX_HINT)
 def check_vector_index(conn: oracledb.Connection) -> str:
-    """A VECTOR index on PAPER_VECTORS(EMBEDDING), and the table still holds the committed rows of TODO 1."""
+    """PAPER_VECTORS_HNSW: a VECTOR index on PAPER_VECTORS(EMBEDDING), organised as HNSW (INMEMORY NEIGHBOR GRAPH),
+    for COSINE distance, with target accuracy 95, read from the dictionary (USER_INDEXES.INDEX_SUBTYPE and Oracle's
+    vector index parameters); and the table still holds the committed rows of the paper_vectors TODO."""
     expect_table(conn, TABLE, hint=f"Run {todo_ref(__name__, 'paper_vectors')} first: the index goes on PAPER_VECTORS.")
-    name = expect_index(conn, table=TABLE, column="embedding", kind="VECTOR",
-                        hint="CREATE VECTOR INDEX paper_vectors_hnsw ON paper_vectors (embedding) ORGANIZATION "
-                             "INMEMORY NEIGHBOR GRAPH DISTANCE COSINE WITH TARGET ACCURACY 95")
-    expect_committed(conn, TABLE, at_least=1, hint=f"Re-run {todo_ref(__name__, 'paper_vectors')}: the index is only useful on a filled table.")
-    return f"{name} (INDEX_TYPE VECTOR) on {TABLE}(EMBEDDING)"
+    names = find_indexes(conn, TABLE, "embedding", "VECTOR")
+    if not names:
+        fail(f"there is no VECTOR index on {TABLE}(EMBEDDING)", VECTOR_INDEX_HINT, nothing_yet=True)
+    if INDEX_NAME not in names:
+        fail(f"the vector index on {TABLE}(EMBEDDING) is called {names[0]}, expected {INDEX_NAME}",
+             (f"Call it {INDEX_NAME.lower()}: the TODO cell drops that name before creating it, so with another name "
+              "a second run of the cell fails with ORA-01408 (the column is already indexed).",
+              f"DROP INDEX {names[0].lower()}, then run the TODO cell with CREATE VECTOR INDEX {INDEX_NAME.lower()} "
+              "..."))
+    index = vector_index(conn, INDEX_NAME)
+    expect(index.columns == ("EMBEDDING",), f"{INDEX_NAME} indexes {index.columns}, expected (EMBEDDING)",
+           "A vector index covers the one VECTOR column: ON paper_vectors (embedding).")
+    expect(index.organization == "HNSW",
+           f"{INDEX_NAME} is an {index.organization} index ({index.subtype}), expected HNSW "
+           "(INMEMORY_NEIGHBOR_GRAPH_HNSW)",
+           ("HNSW is the in-memory neighbour graph; NEIGHBOR PARTITIONS builds IVF, a different index.",
+            "ORGANIZATION INMEMORY NEIGHBOR GRAPH (not NEIGHBOR PARTITIONS)."))
+    expect(index.distance == INDEX_DISTANCE,
+           f"{INDEX_NAME} is built for {index.distance or 'an unknown'} distance, expected {INDEX_DISTANCE}",
+           ("The searches of this part order by VECTOR_DISTANCE(..., COSINE); Oracle uses an index only for queries "
+            "with its own metric and falls back to an exact scan otherwise.", "DISTANCE COSINE"))
+    expect(index.accuracy == INDEX_ACCURACY,
+           f"{INDEX_NAME} has target accuracy {index.accuracy if index.accuracy is not None else '(none given)'}, "
+           f"expected {INDEX_ACCURACY}",
+           ("The target accuracy is the share of the true nearest neighbours the index aims for; the TODO asks for 95.",
+            "WITH TARGET ACCURACY 95"))
+    expect_committed(conn, TABLE, at_least=1,
+                     hint=f"Re-run {todo_ref(__name__, 'paper_vectors')}: the index is only useful on a filled table.")
+    return f"{INDEX_NAME}: HNSW, COSINE, target accuracy 95, on {TABLE}(EMBEDDING)"
 
 
-# --------------------------------------------------------------------------- TODO 3
-SEARCH_HINT = ("SELECT arxiv_id, title, primary_subject, VECTOR_DISTANCE(embedding, VECTOR_EMBEDDING(<model> USING "
+# --------------------------------------------------------------------------- TODO search_papers
+SEARCH_HINT = ("Read section 6, 'TODO 3: a filtered similarity search': the filter goes in the WHERE clause of the "
+               "same statement, the limit in FETCH APPROX FIRST :k ROWS ONLY, and every value is a bind.",
+               "SELECT arxiv_id, title, primary_subject, VECTOR_DISTANCE(embedding, VECTOR_EMBEDDING(<model> USING "
                ":query AS data), COSINE) AS distance FROM paper_vectors [WHERE primary_subject = :subject] ORDER BY "
                "distance FETCH APPROX FIRST :k ROWS ONLY")
+#: A call with the defaults, as the notebook's next cell makes it: search_papers(conn, question, k=5).
+DEFAULT_K = 5
+
+
+def _search_calls() -> list[tuple[str, str | None, int | None]]:
+    return [*SEARCH_CASES, *SEARCH_EDGE_CASES, (SEARCH_CASES[0][0], None, None)]
 
 
 @checkpoint("filtered similarity search", hint=SEARCH_HINT)
 def check_search_papers(conn: oracledb.Connection, search_papers: Callable[..., Any]) -> str:
     """search_papers(conn, query, subject, k): the k nearest papers of that subject (all when None), nearest first,
-    with the cosine distance; checked against numpy over PAPER_VECTORS."""
+    with the cosine distance; checked against numpy over PAPER_VECTORS, and through a recording connection: the
+    values are bound, and the database (not Python) filters and limits."""
     expect_filled(search_papers, "search_papers")
-    expect_table(conn, TABLE, hint=f"Run {todo_ref(__name__, 'paper_vectors')} first: search_papers reads PAPER_VECTORS.")
+    expect_table(conn, TABLE, hint=f"Run {todo_ref(__name__, 'paper_vectors')} first: search_papers reads "
+                                   "PAPER_VECTORS.")
     ids, subjects, matrix = _vectors(conn)
-    for query, subject, k in SEARCH_CASES:
-        call = f"search_papers(conn, {query!r}, subject={subject!r}, k={k})"
-        rows = records(search_papers(conn, query, subject=subject, k=k), "rows")
-        expect(len(rows) <= k, f"{call} returned {len(rows)} rows, expected at most k = {k}",
+    for query, subject, k in _search_calls():
+        want_k = DEFAULT_K if k is None else k
+        kwargs = {} if k is None else {"subject": subject, "k": k}
+        call = (f"search_papers(conn, {query!r}" + (f", subject={subject!r}, k={k})" if k is not None else ")"))
+        recorder = RecordingConnection(conn)
+        probe_values = {"query": query, **({"subject": subject} if subject else {}), **({"k": k} if k else {})}
+        result = call_recorded(recorder, search_papers, (recorder, query), kwargs, probe_values, call)
+        rows = records(result, "rows")
+        _expect_lower_case_keys(result, call)
+        expect(len(rows) <= want_k, f"{call} returned {len(rows)} rows, expected at most k = {want_k}",
                "Limit the result: FETCH APPROX FIRST :k ROWS ONLY (bind k, do not hard-code it).")
         expect_keys(rows, ["arxiv_id", "title", "primary_subject", "distance"], what="row")
         if subject is not None:
             wrong = [r["arxiv_id"] for r in rows if r["primary_subject"] != subject]
             expect(not wrong, f"{call} returned papers of other subjects: {wrong[:3]}",
                    "Filter in SQL: WHERE primary_subject = :subject (only when subject is not None).")
+        expect_queried(recorder, call)
+        expect_bound(recorder, probe_values, call)
+        expect_database_limits(recorder, want_k, call)
         expect_ordered_by(rows, "distance", what="rows",
                           hint="Nearest first: ORDER BY the distance ascending (smaller distance = more similar).")
         mask = np.ones(len(ids), bool) if subject is None else np.array([s == subject for s in subjects])
         pool = [i for i, keep in zip(ids, mask) if keep]
-        expected = top_k(pool, cosine_distances(matrix[mask], embed_query(conn, query)), k)
+        query_vector = embed_query(conn, query)
+        expected = top_k(pool, cosine_distances(matrix[mask], query_vector), want_k) if pool else []
         expect(len(rows) == len(expected), f"{call} returned {len(rows)} rows, expected {len(expected)}",
-               "Return k rows when the table has that many: check your WHERE clause and FETCH FIRST :k.")
-        all_distances = dict(zip(ids, cosine_distances(matrix, embed_query(conn, query)).tolist()))
+               "Return k rows when the table has that many (and all of them when it has fewer): check your WHERE "
+               "clause and FETCH FIRST :k.")
+        all_distances = dict(zip(ids, cosine_distances(matrix, query_vector).tolist()))
         expect_nearest(conn, rows, expected, all_distances, call,
                        "Order by the cosine distance between the stored embedding and the query's embedding.",
                        approximate=True)
-    return f"{len(SEARCH_CASES)} searches: filter honoured, k respected, nearest first, same as numpy"
+    return f"{len(_search_calls())} searches: bound, filtered and limited in SQL, nearest first, same as numpy"
 
 
-# --------------------------------------------------------------------------- TODO 4
-STORE_HINT = ("similarity_search(query, k=k, filter={'primary_subject': subject}) lets the database filter before it "
-              "takes the top k.")
+def _expect_lower_case_keys(result: Any, call: str) -> None:
+    """The keys are the lower-case names the next cells read (row["title"]), not the dictionary's upper case."""
+    first = next(iter(result), None) if isinstance(result, list) else None
+    if isinstance(first, Mapping):
+        upper = [key for key in first if isinstance(key, str) and key != key.lower()]
+        expect(not upper, f"{call} returns rows keyed {upper[:3]}; the next cells read the lower-case keys "
+                          "(row['title'])",
+               "Lower-case the column names: rows_as_dicts(cur) from the top of the notebook does it.")
 
 
-@checkpoint("an OracleVS store with a metadata filter", hint=STORE_HINT)
+def call_recorded(recorder: RecordingConnection, function: Callable[..., Any], args: tuple, kwargs: dict,
+                  probe_values: Mapping[str, Any], call: str) -> Any:
+    """Call the learner's function with the recorder; an Oracle error caused by a probe value written into the SQL
+    text (a quote in the question) is reported as that, not as the error it caused."""
+    try:
+        return function(*args, **kwargs)
+    except Exception:
+        broken = [name for name, value in probe_values.items() if isinstance(value, str)
+                  and any(value in statement.sql for statement in recorder.statements)]
+        if broken:
+            fail(f"{call} writes {broken[0]}={probe_values[broken[0]]!r} into the SQL text, and its quote broke the "
+                 "statement", "Bind the value: :" + broken[0] + " in the SQL, the value in cur.execute(sql, {...}).")
+        raise
+
+
+# --------------------------------------------------------------------------- TODO papers_store
+STORE_HINT = ("Read section 7, 'TODO 4: the same with LangChain's OracleVS': the store embeds in the database, "
+              "measures COSINE distance, and filters inside the search.",
+              "OracleVS.from_documents(docs, embeddings, client=conn, table_name=STORE_TABLE, "
+              "distance_strategy=DistanceStrategy.COSINE); store.similarity_search(query, k=k, "
+              "filter={'primary_subject': subject})")
+
+
+def papers_store_in_database(conn: oracledb.Connection) -> str:
+    """What checkpoints.progress can judge without the notebook's objects: PAPERS_VS holds every paper, committed,
+    with 384-dimension embeddings. (The store object and search_store are judged when the checkpoint runs.)"""
+    expect_table(conn, STORE_TABLE, hint="Run the papers_store TODO cell: OracleVS.from_documents creates PAPERS_VS.")
+    expect_column(conn, STORE_TABLE, "embedding", "VECTOR", dims=schema.EMBEDDING_DIMENSIONS)
+    papers = _scalar(conn, "SELECT COUNT(*) FROM papers")
+    expect_committed(conn, STORE_TABLE, at_least=1)
+    expect_row_count(conn, STORE_TABLE, exactly=papers,
+                     hint="Add each paper once: re-run the whole TODO cell (it drops PAPERS_VS first).")
+    return f"{STORE_TABLE}: {papers} documents"
+
+
+@checkpoint("an OracleVS store with a metadata filter", hint=STORE_HINT, live=papers_store_in_database)
 def check_papers_store(conn: oracledb.Connection, papers_vs: Any, search_store: Callable[..., Any]) -> str:
-    """papers_vs: OracleVS over PAPERS_VS, embedded in the database; search_store(store, query, subject, k): k
-    Documents of that subject, nearest first, checked against SQL over PAPERS_VS."""
+    """papers_vs: OracleVS over PAPERS_VS, embedded in the database, COSINE distance; search_store(store, query,
+    subject, k): k Documents of that subject, nearest first, checked against SQL over PAPERS_VS, with the k and the
+    filter passed to the store (a recording store)."""
     from langchain_oracledb import OracleEmbeddings, OracleVS
+    from langchain_oracledb.vectorstores.utils import DistanceStrategy
 
     expect_filled(papers_vs, "papers_vs")
     expect(isinstance(papers_vs, OracleVS), f"papers_vs is a {type(papers_vs).__name__}, expected an OracleVS",
@@ -237,6 +355,11 @@ def check_papers_store(conn: oracledb.Connection, papers_vs: Any, search_store: 
     expect(papers_vs.table_name == f'"{STORE_TABLE}"',
            f"papers_vs stores its rows in {papers_vs.table_name}, expected {STORE_TABLE}",
            "Pass table_name=STORE_TABLE ('PAPERS_VS', upper case: langchain-oracledb quotes the name).")
+    strategy = getattr(papers_vs, "distance_strategy", None)
+    expect(strategy == DistanceStrategy.COSINE,
+           f"papers_vs measures {getattr(strategy, 'name', strategy)} distance, expected COSINE",
+           ("OracleVS defaults to EUCLIDEAN_DISTANCE; the model (and every search in this part) uses COSINE.",
+            "Pass distance_strategy=DistanceStrategy.COSINE to OracleVS.from_documents."))
     embeddings = papers_vs.embedding_function
     provider = getattr(embeddings, "params", {}).get("provider") if isinstance(embeddings, OracleEmbeddings) else None
     expect(provider == "database",
@@ -255,13 +378,18 @@ def check_papers_store(conn: oracledb.Connection, papers_vs: Any, search_store: 
     expect_filled(search_store, "search_store")
     for query, subject, k in STORE_CASES:
         call = f"search_store(papers_vs, {query!r}, {subject!r}, k={k})"
-        docs = search_store(papers_vs, query, subject, k=k)
+        store = RecordingStore(papers_vs)
+        docs = search_store(store, query, subject, k=k)
         expect(isinstance(docs, list) and all(hasattr(d, "metadata") and hasattr(d, "page_content") for d in docs),
                f"{call} returned {type(docs).__name__}, expected a list of langchain Documents",
                "Return what similarity_search returns.")
         expect(len(docs) <= k, f"{call} returned {len(docs)} documents, expected at most {k}", "Pass k=k.")
+        expect_store_searched(store, call, filter={"primary_subject": subject},
+                              hint="Filter inside the search (filter={'primary_subject': subject}), not afterwards "
+                                   "in Python: filtering the top k afterwards leaves fewer than k.")
         wrong = [d.metadata.get("arxiv_id") for d in docs if d.metadata.get("primary_subject") != subject]
         expect(not wrong, f"{call} returned documents of other subjects: {wrong[:3]}", STORE_HINT)
+        expect_store_searched(store, call, k=k)
         want = _store_expected(conn, query, subject, k)
         expect(len(docs) == len(want),
                f"{call} returned {len(docs)} documents, expected {len(want)} (the store has enough {subject} papers)",
@@ -274,7 +402,8 @@ def check_papers_store(conn: oracledb.Connection, papers_vs: Any, search_store: 
             if exact or not enough:     # OracleVS searches with FETCH APPROX: near-exact is right on Oracle
                 fail(f"{call} returned {got}, expected {[i for i, _ in want]} (the nearest {subject} papers, in "
                      "order)", STORE_HINT)
-    return f"{papers} documents embedded in the database; {len(STORE_CASES)} filtered searches right"
+    return (f"{papers} documents embedded in the database, COSINE; {len(STORE_CASES)} searches filtered by the "
+            "store, k passed")
 
 
 # --------------------------------------------------------------------------- internals

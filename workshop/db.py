@@ -45,20 +45,28 @@ def engine_name() -> str:
 
 
 def connect(*, retries: int | None = None, first_delay: float = 1.0,
-            sleep: Callable[[float], None] = time.sleep) -> oracledb.Connection:
-    """Open a connection to the configured engine (see module docstring)."""
+            sleep: Callable[[float], None] = time.sleep,
+            say: Callable[[str], None] | None = None) -> oracledb.Connection:
+    """Open a connection to the configured engine (see module docstring). While Oracle is not answering yet, each
+    retry says what it is waiting for (`say`, default: print)."""
     if not config.oracle_dsn():
         from .embedded import connect as connect_embedded
         return connect_embedded(config.embedded_db_path())
     settings = OracleSettings.from_env()
-    return connect_oracle(settings, retries=retries, first_delay=first_delay, sleep=sleep)
+    return connect_oracle(settings, retries=retries, first_delay=first_delay, sleep=sleep, say=say)
 
 
 def connect_oracle(settings: OracleSettings, *, retries: int | None = None, first_delay: float = 1.0,
                    sleep: Callable[[float], None] = time.sleep,
-                   opener: Callable[..., oracledb.Connection] = oracledb.connect) -> oracledb.Connection:
-    """Thin-mode connection with a bounded exponential backoff for a database that is starting."""
+                   opener: Callable[..., oracledb.Connection] = oracledb.connect,
+                   say: Callable[[str], None] | None = None) -> oracledb.Connection:
+    """Thin-mode connection with a bounded exponential backoff for a database that is starting.
+
+    Before each wait it says, in one line, what it is waiting for and why (the DPY-/ORA- code), so a notebook
+    cell is never silent for half a minute.
+    """
     attempts = retries if retries is not None else int(os.environ.get("ORACLE_CONNECT_RETRIES", "6"))
+    say = say or _say
     delay = first_delay
     last: Exception | None = None
     for attempt in range(1, attempts + 1):
@@ -68,9 +76,31 @@ def connect_oracle(settings: OracleSettings, *, retries: int | None = None, firs
             last = exc
             if not is_transient(exc) or attempt == attempts:
                 break
+            say(f"waiting for Oracle AI Database at {settings.dsn} ({_error_code(exc)}: {_waiting_for(exc)}); "
+                f"attempt {attempt} of {attempts} failed, trying again in {delay:g} s")
             sleep(delay)
             delay = min(delay * 2, 30.0)
     raise ConnectionError(_advice(settings, last)) from last
+
+
+def _say(message: str) -> None:
+    print(message, flush=True)
+
+
+def _error_code(exc: BaseException) -> str:
+    error = exc.args[0] if exc.args else None
+    return getattr(error, "full_code", "") or type(exc).__name__
+
+
+def _waiting_for(exc: BaseException) -> str:
+    """What a transient error means we are waiting for, in words."""
+    error = exc.args[0] if exc.args else None
+    code = getattr(error, "code", 0)
+    if code in (1033, 1034, 1089, 1109):
+        return "the database is starting or not open yet"
+    if code in (12514, 12516, 12520, 12521, 12528):
+        return "the listener answers, the database service is not registered yet"
+    return "nothing is listening on that host and port yet"
 
 
 def is_transient(exc: BaseException) -> bool:

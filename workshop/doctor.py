@@ -10,7 +10,9 @@ memory pool on Oracle) and, when it fails, says what to run.
 """
 from __future__ import annotations
 
+import shlex
 import sys
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -229,19 +231,36 @@ def as_frame(results: list[CheckResult]) -> pd.DataFrame:
                          "detail": [r.detail for r in results]})
 
 
+def pasteable_python() -> str:
+    """The interpreter a learner should paste: the project's .venv when there is one (run from the project folder)."""
+    if (config.PROJECT_ROOT / ".venv" / "bin" / "python").exists():
+        return ".venv/bin/python"
+    return shlex.quote(sys.executable)
+
+
+def pasteable(advice: str) -> str:
+    """Advice with its `python -m workshop...` commands spelled as a learner can paste them."""
+    return advice.replace("python -m workshop.", f"{pasteable_python()} -m workshop.")
+
+
 def report(results: list[CheckResult]) -> str:
-    """The results as text: a table, then what to do for each failed check."""
+    """The results as text: a table, then what to do. Checks that the set-up fixes share one line, and the command
+    is printed once, ready to paste."""
     frame = as_frame(results)
     left = {c: (lambda v, w=int(frame[c].str.len().max()): f"{v:<{w}}") for c in frame.columns}
     table = "\n".join(line.rstrip() for line in
                       frame.to_string(index=False, justify="left", formatters=left).splitlines())
     failed = [r for r in results if not r.ok]
     lines = [table, ""]
-    if failed:
-        lines.append(f"{len(failed)} check(s) failed. What to do:")
-        lines += [f"  - {r.name}: {r.advice}" for r in failed]
-    else:
+    if not failed:
         lines.append("All checks passed: the database is ready for the workshop.")
+        return "\n".join(lines)
+    lines.append(f"{len(failed)} check(s) failed. What to do:")
+    by_setup = [r.name for r in failed if r.advice == RUN_SETUP]
+    lines += [f"  - {r.name}: {pasteable(r.advice)}" for r in failed if r.advice != RUN_SETUP]
+    if by_setup:
+        lines += [f"  - {', '.join(by_setup)}: the set-up creates or repairs these. Paste this in a terminal, in "
+                  "the project folder:", "", f"      {pasteable_python()} -m workshop.setup"]
     return "\n".join(lines)
 
 
@@ -254,6 +273,48 @@ def show(conn: oracledb.Connection | None = None) -> None:
     finally:
         if own:
             conn.close()
+
+
+# --------------------------------------------------------------------------- the notebooks' first cell
+TROUBLESHOOTING = "docs/troubleshooting.md"
+
+
+class PreflightFailed(RuntimeError):
+    """The database or the model a notebook needs is missing: one readable message, no stack (Jupyter, nbval)."""
+
+    def _render_traceback_(self) -> list[str]:
+        lines = ["❌ preflight: the notebook cannot run yet"]
+        for line in str(self).splitlines():
+            lines += textwrap.wrap(line, 96, initial_indent="   ", subsequent_indent="     ", break_long_words=False)
+        return lines
+
+
+def preflight(part: str | None = None) -> None:
+    """The first cell of every notebook: can this notebook run? Quick (three dictionary look-ups), and it never
+    creates anything: a missing embedded database file is reported, not created empty.
+
+    Raises PreflightFailed with what to run; prints one line when all is well.
+    """
+    setup = f"{pasteable_python()} -m workshop.setup"
+    after = f"then run this notebook again from the top. More help: {TROUBLESHOOTING}."
+    if not config.oracle_dsn() and not config.embedded_db_path().exists():
+        raise PreflightFailed(f"The workshop database is not set up yet (no file {config.embedded_db_path()}).\n"
+                              f"In a terminal, in the project folder, run:  {setup}\n{after}")
+    try:
+        conn = db.connect()
+    except (ConnectionError, RuntimeError, oracledb.Error) as exc:
+        raise PreflightFailed(f"{str(exc).strip()}\nFix that, then {after}") from None
+    try:
+        problems = [r for r in (check_tables(conn), check_embedding_model(conn)) if not r.ok]
+        engine = engine_of(conn)
+    finally:
+        conn.close()
+    if problems:
+        found = "; ".join(f"{r.name}: {r.detail}" for r in problems)
+        raise PreflightFailed(f"The database is not ready ({found}).\nIn a terminal, in the project folder, run:  "
+                              f"{setup}\n{after}")
+    print(f"✅ preflight: {engine} engine, workshop tables and {config.embedding_model_name()} are there"
+          f"{' for part ' + part if part else ''}. Stuck later? See {TROUBLESHOOTING}.", flush=True)
 
 
 def main() -> int:

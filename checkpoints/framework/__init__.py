@@ -12,7 +12,8 @@
 A passing check shows a green line; a failing one shows the reason and a hint and raises
 CheckpointFailed (CheckpointError when the check could not run). See docs/authoring-notebooks.md.
 """
-from .dictionary import (INDEX_KINDS, ColumnType, column_types, committed_row_count, dictionary_name,
+from .dictionary import (INDEX_KINDS, ColumnType, VectorIndex, column_types, committed_row_count, dictionary_name,
+                         index_columns, primary_key, vector_index,
                          expect_column, expect_committed, expect_index, expect_row_count, expect_table, find_indexes,
                          index_exists, index_kind, row_count, table_exists, vector_format_name)
 from .expect import (expect, expect_at_most_k, expect_count, expect_filled, expect_keys, expect_ordered_by,
@@ -34,7 +35,7 @@ __all__ = [
     "expect_filled", "expect_index", "expect_keys", "expect_ordered_by", "expect_row_count", "expect_rows_equal",
     "expect_table", "fail", "find_indexes", "in_notebook", "index_exists", "index_kind", "row_count", "show",
     "table_exists", "vector_format_name", "escalation", "registry", "TodoEntry", "todo_ref",
-    "expect_bound", "expect_database_limits", "expect_queried", "expect_store_searched", "restore_rows", "savepoint",
+    "VectorIndex", "index_columns", "primary_key", "vector_index", "expect_bound", "expect_database_limits", "expect_queried", "expect_store_searched", "restore_rows", "savepoint",
     "RecordingConnection", "RecordingCursor", "RecordingStore", "Statement", "StoreCall", "Fetch", "bind_names",
     "fetch_clause", "formatted_values", "literals", "same_statement", "statement_kind",
 ]

@@ -197,7 +197,7 @@ def committed_row_count(table: str, where: str | None = None, binds: dict | None
 
 def expect_table(conn: oracledb.Connection, name: str, hint: str | None = None) -> None:
     if not table_exists(conn, name):
-        fail(f"table {dictionary_name(name)} does not exist", hint or TABLE_HINT)
+        fail(f"table {dictionary_name(name)} does not exist", hint or TABLE_HINT, nothing_yet=True)
 
 
 def _type_matches(expected: str, actual: str) -> bool:
@@ -246,7 +246,7 @@ def expect_index(conn: oracledb.Connection, name: str | None = None, *, table: s
         found = index_kind(conn, name)
         if found is None:
             fail(f"index {dictionary_name(name)} does not exist",
-                 hint or "Run your CREATE INDEX statement, and check the index name.")
+                 hint or "Run your CREATE INDEX statement, and check the index name.", nothing_yet=True)
         if wanted and found != wanted:
             fail(f"index {dictionary_name(name)} is a {found} index, expected a {wanted} index",
                  hint or _kind_hint(wanted))
@@ -257,7 +257,7 @@ def expect_index(conn: oracledb.Connection, name: str | None = None, *, table: s
     names = find_indexes(conn, table, column, wanted)
     if not names:
         target = f"{dictionary_name(table)}({dictionary_name(column)})" if column else dictionary_name(table)
-        fail(f"there is no {kind_text}index on {target}", hint or _kind_hint(wanted))
+        fail(f"there is no {kind_text}index on {target}", hint or _kind_hint(wanted), nothing_yet=True)
     return names[0]
 
 
@@ -302,3 +302,83 @@ def expect_committed(conn: oracledb.Connection, table: str, *, where: str | None
         fail(f"{subject} has {committed} committed rows, expected at least {at_least}",
              hint or "Run your INSERT cell, then conn.commit().")
     return committed
+
+
+# ------------------------------------------------------------------ vector indexes and keys
+
+class VectorIndex(NamedTuple):
+    """What the dictionary says about a vector index (the same on both engines)."""
+
+    name: str
+    table: str
+    columns: tuple[str, ...]
+    subtype: str | None          # USER_INDEXES.INDEX_SUBTYPE: INMEMORY_NEIGHBOR_GRAPH_HNSW | NEIGHBOR_PARTITIONS_IVF
+    distance: str | None         # COSINE, EUCLIDEAN, DOT, ... (VECSYS.VECTOR$INDEX IDX_PARAMS, or the DDL)
+    accuracy: int | None         # the index's target accuracy; None when the dictionary shows none
+
+    @property
+    def organization(self) -> str:
+        """'HNSW' (INMEMORY NEIGHBOR GRAPH), 'IVF' (NEIGHBOR PARTITIONS) or the raw subtype."""
+        return {"INMEMORY_NEIGHBOR_GRAPH_HNSW": "HNSW", "NEIGHBOR_PARTITIONS_IVF": "IVF"}.get(self.subtype or "",
+                                                                                            self.subtype or "?")
+
+
+#: Errors that mean "this session may not read VECSYS.VECTOR$INDEX" (then the index DDL is read instead).
+_NO_ACCESS = {942, 1031}
+
+
+def index_columns(conn: oracledb.Connection, name: str) -> tuple[str, ...]:
+    rows = _fetchall(conn, "SELECT column_name FROM user_ind_columns WHERE index_name = :name "
+                           "ORDER BY column_position", {"name": dictionary_name(name)})
+    return tuple(row[0] for row in rows)
+
+
+def vector_index(conn: oracledb.Connection, name: str) -> VectorIndex | None:
+    """The vector index `name`, or None when there is no VECTOR index of that name.
+
+    Organisation from USER_INDEXES.INDEX_SUBTYPE; distance and target accuracy from Oracle's catalog of vector
+    index parameters, VECSYS.VECTOR$INDEX (IDX_PARAMS JSON), or, where the session may not read it, from the
+    index's DDL (DBMS_METADATA.GET_DDL), read as tokens.
+    """
+    index = dictionary_name(name)
+    rows = _fetchall(conn, "SELECT table_name, index_subtype FROM user_indexes WHERE index_name = :name "
+                           "AND index_type = 'VECTOR'", {"name": index})
+    if not rows:
+        return None
+    table, subtype = rows[0]
+    distance, accuracy = _vector_params(conn, index)
+    return VectorIndex(index, table, index_columns(conn, index), subtype, distance, accuracy)
+
+
+def _vector_params(conn: oracledb.Connection, index: str) -> tuple[str | None, int | None]:
+    try:
+        rows = _fetchall(conn, """SELECT JSON_VALUE(idx_params, '$.distance'),
+                                         JSON_VALUE(idx_params, '$.accuracy' RETURNING NUMBER)
+                                  FROM vecsys.vector$index WHERE idx_name = :name""", {"name": index})
+    except oracledb.DatabaseError as exc:
+        if getattr(exc.args[0], "code", 0) not in _NO_ACCESS:
+            raise
+        return _params_from_ddl(conn, index)
+    if not rows:
+        return None, None
+    distance, accuracy = rows[0]
+    return (str(distance).upper() if distance else None), (int(accuracy) if accuracy is not None else None)
+
+
+def _params_from_ddl(conn: oracledb.Connection, index: str) -> tuple[str | None, int | None]:
+    from .sql import _tokens
+    rows = _fetchall(conn, "SELECT DBMS_METADATA.GET_DDL('INDEX', :name) FROM dual", {"name": index})
+    ddl = rows[0][0].read() if hasattr(rows[0][0], "read") else str(rows[0][0])
+    words = [t.text.upper() for t in _tokens(ddl)]
+    distance = next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "DISTANCE"), None)
+    accuracy = next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "ACCURACY"), None)
+    return distance, (int(accuracy) if accuracy and accuracy.isdigit() else None)
+
+
+def primary_key(conn: oracledb.Connection, table: str) -> tuple[str, ...]:
+    """The columns of the table's primary key, in key order; () when it has none."""
+    rows = _fetchall(conn, """SELECT cc.column_name FROM user_constraints c
+                              JOIN user_cons_columns cc ON cc.constraint_name = c.constraint_name
+                              WHERE c.table_name = :tab AND c.constraint_type = 'P'
+                              ORDER BY cc.position""", {"tab": dictionary_name(table)})
+    return tuple(row[0] for row in rows)

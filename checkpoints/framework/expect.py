@@ -16,12 +16,14 @@ from .outcome import CheckpointFailed
 _SHOW = 3  # how many example rows a reason quotes
 
 
-def fail(reason: str, hint: str | None = None) -> NoReturn:
-    """Fail the running checkpoint with a reason and an optional hint."""
-    raise CheckpointFailed(reason, hint)
+def fail(reason: str, hint: str | Sequence[str] | None = None, *, nothing_yet: bool = False) -> NoReturn:
+    """Fail the running checkpoint with a reason and an optional hint (a str, or escalating hints).
+
+    nothing_yet=True says the TODO's result does not exist yet (not that it is wrong)."""
+    raise CheckpointFailed(reason, hint, nothing_yet=nothing_yet)
 
 
-def expect(condition: object, reason: str, hint: str | None = None) -> None:
+def expect(condition: object, reason: str, hint: str | Sequence[str] | None = None) -> None:
     """Fail with `reason` unless `condition` is true."""
     if not condition:
         fail(reason, hint)
@@ -31,7 +33,8 @@ def expect_filled(value: Any, name: str, hint: str | None = None) -> None:
     """The learner's variable is set: not None (the stub's value) and not `...`."""
     if value is None or value is Ellipsis:
         fail(f"`{name}` is still empty ({value!r})",
-             hint or f"Complete the TODO cell that sets `{name}` and run it, then run this checkpoint again.")
+             hint or f"Complete the TODO cell that sets `{name}` and run it, then run this checkpoint again.",
+             nothing_yet=True)
 
 
 def _rows(value: Any, what: str) -> list:

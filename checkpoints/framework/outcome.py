@@ -45,10 +45,14 @@ class CheckpointFailed(Exception):
 
     status = FAIL
 
-    def __init__(self, reason: str, hint: str | Sequence[str] | None = None, label: str | None = None):
+    def __init__(self, reason: str, hint: str | Sequence[str] | None = None, label: str | None = None, *,
+                 nothing_yet: bool = False):
         super().__init__(reason)
         self.reason = reason
         self.label = label or ""
+        #: True when the TODO's result does not exist yet (a stub, a missing table): progress shows "not yet",
+        #: not "failing", and tells "nothing written" from "written wrong".
+        self.nothing_yet = nothing_yet
         self.hint_levels: list[str] = []
         self.hint = ""
         self.set_hint(hint)

@@ -44,7 +44,7 @@ def _read(path: Path) -> dict:
         return {}
 
 
-def record(key: str, status: str, message: str, conn: Any = None) -> None:
+def record(key: str, status: str, message: str, conn: Any = None, *, nothing_yet: bool = False) -> None:
     """Remember the outcome of checkpoint `key` ('checkpoints.part01.check_search_papers'); never fails the check."""
     path = log_path()
     if path is None:
@@ -52,6 +52,7 @@ def record(key: str, status: str, message: str, conn: Any = None) -> None:
     try:
         data = _read(path)
         data.setdefault(database_identity(conn), {})[key] = {"status": status, "message": message[:300],
+                                                             "nothing_yet": nothing_yet,
                                                              "at": time.strftime("%Y-%m-%d %H:%M:%S")}
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")

@@ -77,7 +77,7 @@ def as_failure(exc: Exception, label: str, hint: HintText = None) -> CheckpointF
         return exc
     if isinstance(exc, NotImplementedError) and str(exc).startswith("TODO"):  # the generated stub's own raise
         return CheckpointFailed(f"not done yet: the code still raises NotImplementedError ({exc})",
-                                NOT_IMPLEMENTED_HINT, label)
+                                NOT_IMPLEMENTED_HINT, label, nothing_yet=True)
     if isinstance(exc, oracledb.Error):
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return CheckpointError(first_line, database_hint(exc), label)
@@ -91,13 +91,13 @@ _NUMBERED_TITLE = re.compile(r"^\s*TODO\s+\d+\b")
 
 @contextmanager
 def check(label: str, *, hint: HintText = None, key: str | None = None,
-          on_outcome: Callable[[str, str], None] | None = None) -> Iterator[CheckContext]:
+          on_outcome: Callable[[CheckpointFailed | None, str], None] | None = None) -> Iterator[CheckContext]:
     """`with check("an inline check") as ctx:` runs the block as a checkpoint (see module docstring).
 
     `hint` is used for failures that do not bring their own hint (a str, or a sequence of hints that
     escalate: the first failure shows the first, each repeated failure of the same check the next).
-    `key` identifies the check for escalation (default: the label); `on_outcome(status, message)` is
-    told the outcome (the decorator records it for checkpoints.progress).
+    `key` identifies the check for escalation (default: the label); `on_outcome(failure, detail)` is
+    told the outcome, failure None on a pass (the decorator records it for checkpoints.progress).
     """
     context = CheckContext(label)
     key = key or label
@@ -107,14 +107,14 @@ def check(label: str, *, hint: HintText = None, key: str | None = None,
         failure = as_failure(exc, label, hint)
         failure.hint = escalation.choose(key, failure.hint_levels or [failure.hint])
         if on_outcome is not None:
-            on_outcome(failure.status, failure.reason)
+            on_outcome(failure, failure.reason)
         show_failure(failure)
         if failure is exc:
             raise
         raise failure from exc
     escalation.reset(key)
     if on_outcome is not None:
-        on_outcome(PASS, context.detail)
+        on_outcome(None, context.detail)
     show(Outcome(PASS, label, context.detail))
 
 
@@ -153,9 +153,10 @@ def checkpoint(title: str, *, hint: HintText = None,
         def run(*args, **kwargs) -> None:
             conn = next((a for a in args if isinstance(a, oracledb.Connection)), kwargs.get("conn"))
 
-            def remember(status: str, message: str) -> None:
+            def remember(failure: CheckpointFailed | None, message: str) -> None:
                 if todo_name is not None:
-                    progress_log.record(run.key, status, message, conn)
+                    progress_log.record(run.key, failure.status if failure else PASS, message, conn,
+                                        nothing_yet=bool(failure and failure.nothing_yet))
 
             with check(label(), hint=hint, key=run.key, on_outcome=remember) as context:
                 detail = function(*args, **kwargs)

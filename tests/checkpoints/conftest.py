@@ -8,16 +8,12 @@ import pytest
 from tests.checkpoints.shared import build_workshop_db, shared_file
 
 
-def pytest_configure(config):
-    """`-p no:xdist` (one process on a loaded machine) has no worker_id fixture: provide the master's."""
-    if not config.pluginmanager.hasplugin("xdist"):
-        config.pluginmanager.register(_MasterWorker(), "checkpoints-master-worker")
-
-
-class _MasterWorker:
-    @pytest.fixture(scope="session")
-    def worker_id(self) -> str:
-        return "master"
+@pytest.fixture(scope="session")
+def worker_id(request) -> str:
+    """xdist's worker id ("gw0", ...), or "master" without xdist (also under `-p no:xdist`, where xdist's own
+    fixture is missing): the same rule as xdist's fixture."""
+    workerinput = getattr(request.config, "workerinput", None)
+    return workerinput["workerid"] if workerinput else "master"
 
 
 @pytest.fixture(autouse=True)

@@ -17,6 +17,8 @@ from workshop import schema
 from workshop.config import PROJECT_ROOT
 from workshop.data import load_papers
 
+from tests.checkpoints.shared import Wrong, wrong_params
+
 NAME = "00_setup_and_orientation.ipynb"
 
 
@@ -68,21 +70,69 @@ def test_stub_fails_friendly(papers_db):
     assert error.reason == "`subjects_sql` is still empty (None)"
 
 
-@pytest.mark.parametrize("replace, reason", [
-    pytest.param((("ORDER BY papers DESC, primary_subject", "ORDER BY papers, primary_subject"),),
-                 "rows are not in descending order of column 2", id="fewest-first"),
-    pytest.param((("ORDER BY papers DESC, primary_subject", "ORDER BY primary_subject"),),
-                 "rows are not in descending order of column 2", id="ordered-by-subject"),
-    pytest.param((("FROM papers", "FROM papers WHERE primary_subject <> 'cs.LG'"),),
-                 "missing: ('cs.LG', 6)", id="a-subject-filtered-out"),
-    pytest.param((("COUNT(*) AS papers", "COUNT(*) AS papers, MIN(arxiv_id) AS first_id"),),
-                 "returns 3 columns, expected 2", id="extra-column"),
-    pytest.param((("COUNT(*) AS papers", "COUNT(DISTINCT primary_subject) AS papers"),),
-                 "unexpected: ('cs.AI', 1)", id="counts-subjects-not-papers"),
-])
-def test_wrong_queries_fail(papers_db, replace, reason):
-    error = failure(papers_db, subjects_sql("solutions", *replace))
-    assert reason in error.reason
+#: The wrong answers to the one TODO of part 00 (kinds: tests/checkpoints/shared.py KINDS). Accepted on purpose: ties
+#: between subjects in any order (the TODO asks only for "most first").
+HARD_CODED = """SELECT 'cs.IR' AS primary_subject, 49 AS papers FROM dual UNION ALL SELECT 'cs.CL', 44 FROM dual
+    UNION ALL SELECT 'cs.AI', 30 FROM dual UNION ALL SELECT 'cs.DB', 29 FROM dual UNION ALL SELECT 'cs.LG', 6 FROM dual
+    UNION ALL SELECT 'cs.CR', 4 FROM dual"""
+WRONG = [
+    Wrong("subjects_sql", "clause", "fewest-first", "rows are not in descending order of column 2",
+          edit=(("ORDER BY papers DESC, primary_subject", "ORDER BY papers, primary_subject"),)),
+    Wrong("subjects_sql", "clause", "ordered-by-subject", "rows are not in descending order of column 2",
+          edit=(("ORDER BY papers DESC, primary_subject", "ORDER BY primary_subject"),)),
+    Wrong("subjects_sql", "clause", "a-subject-filtered-out", "missing: ('cs.LG', 6)",
+          edit=(("FROM papers", "FROM papers WHERE primary_subject <> 'cs.LG'"),)),
+    Wrong("subjects_sql", "clause", "extra-column", "returns 3 columns, expected 2",
+          edit=(("COUNT(*) AS papers", "COUNT(*) AS papers, MIN(arxiv_id) AS first_id"),)),
+    Wrong("subjects_sql", "other", "counts-subjects-not-papers", "unexpected: ('cs.AI', 1)",
+          edit=(("COUNT(*) AS papers", "COUNT(DISTINCT primary_subject) AS papers"),)),
+    Wrong("subjects_sql", "method", "hard-coded-rows", "it does not count the rows of PAPERS",
+          sql=(HARD_CODED + " ORDER BY 2 DESC",)),
+    Wrong("subjects_sql", "probe", "hard-coded-in-a-where", "it does not count the rows of PAPERS",
+          edit=(("FROM papers", "FROM papers WHERE primary_subject IN ('cs.IR', 'cs.CL', 'cs.AI', 'cs.DB', 'cs.LG', "
+                                "'cs.CR')"),)),
+]
+#: Other correct answers: a comment, letter case, other aliases, COUNT(arxiv_id), ORDER BY position or aggregate.
+CORRECT = [
+    "-- papers per subject\nselect primary_subject as subject, count(arxiv_id) as n from papers "
+    "group by primary_subject order by 2 desc",
+    "SELECT p.primary_subject, COUNT(*) FROM papers p GROUP BY p.primary_subject ORDER BY COUNT(*) DESC, 1",
+]
+
+
+@pytest.mark.parametrize("wrong", wrong_params(WRONG, "subjects_sql"))
+def test_wrong_queries_fail(papers_db, wrong):
+    sql = wrong.sql[0] if wrong.sql else subjects_sql("solutions", *wrong.edit)
+    assert wrong.reason in failure(papers_db, sql).reason
+
+
+@pytest.mark.parametrize("sql", CORRECT)
+def test_other_correct_queries_pass(papers_db, sql):
+    part00.check_subjects_sql(papers_db, sql)
+
+
+def test_the_probe_rows_are_rolled_back(papers_db):
+    part00.check_subjects_sql(papers_db, subjects_sql("solutions"))
+    with papers_db.cursor() as cur:
+        cur.execute("SELECT COUNT(*) FROM papers WHERE primary_subject = :s", s=part00.PROBE_SUBJECT)
+        assert cur.fetchone() == (0,)
+        cur.execute("SELECT COUNT(*) FROM papers")
+        assert cur.fetchone() == (len(load_papers()),)
+
+
+def test_the_plot_cell_after_the_checkpoint_takes_any_alias(papers_db):
+    """The next cell plots the learner's own query: another alias must not break it."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    def query(sql, **binds):
+        with papers_db.cursor() as cur:
+            cur.execute(sql, binds)
+            return pd.DataFrame(cur.fetchall(), columns=[d[0].lower() for d in cur.description])
+    namespace = {"query": query, "subjects_sql": CORRECT[0], "plt": plt}
+    exec(cell("solutions", "todo1-plot").replace("plt.show()", "plt.close('all')"), namespace)
 
 
 NO_GROUP_BY = ("    GROUP BY primary_subject\n", "")

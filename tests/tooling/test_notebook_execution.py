@@ -29,6 +29,7 @@ def workdir(tmp_path, monkeypatch) -> Path:
     shutil.copy(FIXTURES / "fixture_checks.py", tmp_path / "fixture_checks.py")
     monkeypatch.delenv("ORACLE_DSN", raising=False)
     monkeypatch.setenv("WORKSHOP_EMBEDDED_DB", str(tmp_path / "workshop.db"))
+    monkeypatch.setenv("WORKSHOP_PROGRESS_FILE", str(tmp_path / "progress.json"))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")])))
     return tmp_path
 

@@ -41,6 +41,12 @@ _DATA_LENGTH = """CASE WHEN char_semantics = 'CHAR' AND data_type IN ('VARCHAR2'
         WHEN data_type IN ('CLOB', 'NCLOB', 'BLOB') THEN 4000 WHEN data_type = 'BINARY_DOUBLE' THEN 8
         WHEN data_type = 'BOOLEAN' THEN 1 WHEN data_type = 'JSON' THEN 8200 END"""
 
+#: USER_INDEXES.INDEX_SUBTYPE of a vector index, as Oracle spells it (NULL for other indexes).
+_INDEX_SUBTYPE = """CASE WHEN index_type = 'VECTOR' THEN CASE vector_organization
+        WHEN 'NEIGHBOR PARTITIONS' THEN 'NEIGHBOR_PARTITIONS_IVF' ELSE 'INMEMORY_NEIGHBOR_GRAPH_HNSW' END END"""
+#: Views Oracle keeps in another schema: reachable only as <owner>.<name>.
+OWNED_VIEWS = {"VECTOR$INDEX": "VECSYS"}
+
 _VIEWS = {
     "USER_TABLES": """SELECT table_name AS TABLE_NAME, 'VALID' AS STATUS, NULL AS NUM_ROWS
         FROM "ORA$TABLES" WHERE kind = 'TABLE'""",
@@ -61,11 +67,22 @@ _VIEWS = {
         data_scale AS DATA_SCALE, nullable AS NULLABLE, column_id AS COLUMN_ID FROM "ORA$COLUMNS\"""",
     "USER_INDEXES": """SELECT index_name AS INDEX_NAME, table_name AS TABLE_NAME, index_type AS INDEX_TYPE,
         uniqueness AS UNIQUENESS, ityp_owner AS ITYP_OWNER, ityp_name AS ITYP_NAME, 'VALID' AS STATUS,
-        CASE WHEN index_type = 'DOMAIN' THEN 'VALID' END AS DOMIDX_STATUS, parameters AS PARAMETERS
-        FROM "ORA$INDEXES\"""",
+        CASE WHEN index_type = 'DOMAIN' THEN 'VALID' END AS DOMIDX_STATUS, parameters AS PARAMETERS,
+        """ + _INDEX_SUBTYPE + """ AS INDEX_SUBTYPE FROM "ORA$INDEXES\"""",
     "ALL_INDEXES": f"""SELECT '{SCHEMA_OWNER}' AS OWNER, index_name AS INDEX_NAME, '{SCHEMA_OWNER}' AS TABLE_OWNER,
         table_name AS TABLE_NAME, index_type AS INDEX_TYPE, uniqueness AS UNIQUENESS, ityp_owner AS ITYP_OWNER,
-        ityp_name AS ITYP_NAME, 'VALID' AS STATUS FROM "ORA$INDEXES\"""",
+        ityp_name AS ITYP_NAME, 'VALID' AS STATUS, {_INDEX_SUBTYPE} AS INDEX_SUBTYPE FROM "ORA$INDEXES\"""",
+    # Oracle's catalog table of vector index parameters (VECSYS.VECTOR$INDEX, reachable only with the VECSYS
+    # owner): IDX_PARAMS is the JSON Oracle shows (type, distance, accuracy, indexed_col, vector_type/dimension).
+    "VECTOR$INDEX": """SELECT i.index_name AS IDX_NAME, i.table_name AS IDX_BASE_TABLE_NAME,
+        json_object('type', CASE i.vector_organization WHEN 'NEIGHBOR PARTITIONS' THEN 'IVF' ELSE 'HNSW' END,
+            'distance', CASE i.vector_distance WHEN 'L2' THEN 'EUCLIDEAN' WHEN 'L2_SQUARED' THEN 'EUCLIDEAN_SQUARED'
+                WHEN 'L1' THEN 'MANHATTAN' ELSE i.vector_distance END,
+            'accuracy', i.target_accuracy, 'indexed_col', json_extract(i.columns, '$[0]'),
+            'vector_type', c.vector_format, 'vector_dimension', c.vector_dimensions) AS IDX_PARAMS
+        FROM "ORA$INDEXES" i LEFT JOIN "ORA$COLUMNS" c
+          ON c.table_name = i.table_name AND c.column_name = json_extract(i.columns, '$[0]')
+        WHERE i.index_type = 'VECTOR'""",
     "USER_IND_COLUMNS": """SELECT i.index_name AS INDEX_NAME, i.table_name AS TABLE_NAME, j.value AS COLUMN_NAME,
         j.key + 1 AS COLUMN_POSITION FROM "ORA$INDEXES" i, json_each(i.columns) j""",
     "USER_TAB_COMMENTS": """SELECT table_name AS TABLE_NAME, kind AS TABLE_TYPE, comments AS COMMENTS
@@ -96,7 +113,7 @@ DICTIONARY_NAMES = set(_VIEWS) | {"DUAL"}
 
 
 #: Bump when a dictionary view changes: existing database files then get their views rebuilt.
-CATALOG_VERSION = 4
+CATALOG_VERSION = 5
 
 
 def bootstrap(conn: sqlite3.Connection, extra_views: dict[str, str] | None = None,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from . import errors
-from .catalog import DICTIONARY_NAMES, SCHEMA_OWNER, Catalog, Column, Table
+from .catalog import DICTIONARY_NAMES, OWNED_VIEWS, SCHEMA_OWNER, Catalog, Column, Table
 from .dialect import JsonQuery, ModelArg, ModelUsing, OracleX
 
 # Functions implemented natively by SQLite with Oracle semantics, passed through unchanged.
@@ -260,9 +260,14 @@ class Translator:
         name = table.name
         if table.args.get("db") is not None:
             owner = table.args["db"].name
+            if OWNED_VIEWS.get(name) == owner:
+                table.set("db", None)
+                return
             if owner not in (SCHEMA_OWNER, "SYS", "PUBLIC"):
                 raise errors.EngineError(942, f'table or view "{owner}"."{name}" does not exist')
             table.set("db", None)
+        if name in OWNED_VIEWS and name not in cte_names:
+            raise errors.EngineError(942, f'table or view "{name}" does not exist')
         if name in cte_names or name in DICTIONARY_NAMES or self.catalog.table(name) is not None:
             return
         raise errors.EngineError(942, f'table or view "{name}" does not exist')
