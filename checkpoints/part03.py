@@ -33,7 +33,7 @@ from workshop import config, schema
 
 from .framework import (checkpoint, column_types, expect, expect_at_most_k, expect_column, expect_filled, expect_keys,
                         expect_table, fail, table_exists)
-from .framework.dictionary import COMMIT_HINT
+from .framework.dictionary import COMMIT_HINT, vector_index
 from .framework.registry import todo_ref
 from .recording import Statement
 
@@ -657,6 +657,15 @@ def _expect_store_indexes(conn: oracledb.Connection, when: str) -> dict[str, str
         expect(vector, f"{when}: {table} has no vector index on EMBEDDING", INDEX_HINT)
         expect(len(vector) == 1, f"{when}: {table} has {len(vector)} vector indexes ({', '.join(vector)})",
                "One HNSW index per store: drop the extra ones (DROP INDEX <name>).")
+        facts = vector_index(conn, vector[0])
+        if facts is not None:
+            expect(facts.organization == "HNSW", f"{when}: {vector[0]} on {table} is an {facts.organization} index, "
+                   "expected HNSW (ORGANIZATION INMEMORY NEIGHBOR GRAPH)",
+                   f"Drop it (DROP INDEX {vector[0]}) and create an HNSW index: {INDEX_HINT}")
+            expect(facts.distance in (None, "COSINE"), f"{when}: {vector[0]} on {table} measures {facts.distance}, "
+                   "expected COSINE (the stores' distance)",
+                   f"Drop it (DROP INDEX {vector[0]}) and create it with DISTANCE COSINE: an index built for another "
+                   "distance is not used by the stores' COSINE searches.")
         names[table] = vector[0]
     return names
 
