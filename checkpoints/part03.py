@@ -392,7 +392,17 @@ def _rerun(conn: oracledb.Connection, sql: str, name: str, example: str) -> None
         raise
 
 
-@checkpoint("create the CONVERSATION_MEMORY table and its thread index")
+def conversation_table_in_database(conn: oracledb.Connection) -> str:
+    """What checkpoints.progress can judge without the notebook's statements: the table and its thread index are
+    right. (The statements themselves are judged when the checkpoint runs.)"""
+    expect_table(conn, TABLE, "Run the TODO 1 cell: it executes conversation_ddl.")
+    problem = _table_problem(conn, TABLE) or _index_problem(conn, TABLE)
+    if problem:
+        fail(*problem)
+    return "CONVERSATION_MEMORY and its (THREAD_ID, CREATED_AT) index"
+
+
+@checkpoint("create the CONVERSATION_MEMORY table and its thread index", live=conversation_table_in_database)
 def check_conversation_table(conn: oracledb.Connection, conversation_ddl: str,
                              conversation_index_ddl: str | None = None) -> str:
     """Both statements are checked twice: as written, on a scratch table (so a wrong statement cannot pass
@@ -670,7 +680,15 @@ def _expect_store_indexes(conn: oracledb.Connection, when: str) -> dict[str, str
     return names
 
 
-@checkpoint("the five OracleVS stores, each with an HNSW index")
+def store_indexes_in_database(conn: oracledb.Connection) -> str:
+    """What checkpoints.progress can judge from the database: the five store tables, each with one HNSW index."""
+    for table in STORE_TABLES.values():
+        expect_table(conn, table, "Run the stores TODO cell: creating an OracleVS creates its table.")
+    _expect_store_indexes(conn, "in the database")
+    return "five store tables, one HNSW index each"
+
+
+@checkpoint("the five OracleVS stores, each with an HNSW index", live=store_indexes_in_database)
 def check_stores(conn: oracledb.Connection, stores: Any, index_stores: Callable | None = None) -> str:
     from langchain_oracledb import OracleEmbeddings, OracleVS
     from langchain_oracledb.vectorstores.utils import DistanceStrategy

@@ -426,3 +426,14 @@ def test_checkpoints_keep_the_learners_own_rows(notebook):
     notebook(SOLUTION_CELLS["p03-check5"], SOLUTION_CELLS["p03-todo6"], SOLUTION_CELLS["p03-check6"])
     conn = ns["conn"]
     assert conn.cursor().execute("SELECT COUNT(*) FROM knowledge_base_vs").fetchone() == (1,)
+
+
+def test_the_progress_view_judges_the_table_and_the_store_indexes_from_the_database(notebook):
+    from checkpoints import part03
+    conn = notebook()["conn"]
+    for live in (part03.conversation_table_in_database, part03.store_indexes_in_database):
+        with pytest.raises(CheckpointFailed):
+            live(conn)
+    notebook(SOLUTION_CELLS["p03-todo1"], SOLUTION_CELLS["p03-embeddings"], SOLUTION_CELLS["p03-todo4"])
+    assert "index" in part03.conversation_table_in_database(conn)
+    assert "HNSW" in part03.store_indexes_in_database(conn)
