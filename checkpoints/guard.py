@@ -20,6 +20,10 @@ from typing import Any
 _STUB = re.compile(r"^TODO (?P<number>\d+): (?P<hint>.*)", re.S)
 
 
+class TodoNeeded(Exception):
+    """Raised by needs(): the cell uses the result of a TODO whose checkpoint has not passed."""
+
+
 def unfinished(notebook: str) -> list[str]:
     """'TODO n (name)' for every TODO of the notebook whose checkpoint has not passed (per the progress log)."""
     from .framework.progress_log import last_outcomes
@@ -33,12 +37,28 @@ def unfinished(notebook: str) -> list[str]:
             if outcomes.get(f"{t.module}.{t.check_function}", {}).get("status") != "pass"]
 
 
+def needs(notebook: str, *names: str) -> None:
+    """Stop a cell that uses the result of TODOs `names` before their checkpoints have passed, with one line that
+    names them (per the progress log; without a log, e.g. WORKSHOP_PROGRESS_FILE=off, nothing is stopped)."""
+    from .framework.progress_log import log_path
+    if log_path() is None:
+        return
+    missing = [ref for ref in unfinished(notebook) if ref.split("(")[-1].rstrip(")") in names]
+    if missing:
+        which = "it (until its checkpoint passes)" if len(missing) == 1 else "them (until their checkpoints pass)"
+        raise TodoNeeded(f"⛔ This cell needs {', '.join(missing)}: finish {which}, then run this cell again.")
+
+
 def explanation(error: BaseException, notebook: str) -> str | None:
     """The one-line explanation for an error caused by an unfinished TODO, or None for any other error."""
+    if isinstance(error, TodoNeeded):
+        return str(error)
     if isinstance(error, NotImplementedError):
         stub = _STUB.match(str(error))
         if stub:
-            return (f"⛔ This cell needs TODO {stub['number']}, which is not done yet ({stub['hint'].strip()[:120]}). "
+            hint = " ".join(stub["hint"].split())
+            hint = hint if len(hint) <= 120 else hint[:119].rstrip() + "…"
+            return (f"⛔ This cell needs TODO {stub['number']}, which is not done yet ({hint}). "
                     "Complete that cell, run its checkpoint, then run this cell again.")
         return None
     if isinstance(error, NameError):
@@ -67,5 +87,5 @@ def explain_unfinished_todos(notebook: str, shell: Any = None) -> bool:
         print(message, file=sys.stderr, flush=True)
         return [message]
 
-    shell.set_custom_exc((NotImplementedError, NameError), handler)
+    shell.set_custom_exc((NotImplementedError, NameError, TodoNeeded), handler)
     return True

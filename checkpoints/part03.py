@@ -1011,3 +1011,10 @@ def check_write_entity(conn: oracledb.Connection, stores: Any, write_entity: Cal
 
 todo_1, todo_2, todo_3, todo_4 = check_conversation_table, check_write_conversation, check_read_conversation, check_stores
 todo_5, todo_6, todo_7, todo_8 = check_write_knowledge, check_read_knowledge, check_write_workflow, check_write_entity
+
+
+def needs(*names: str) -> None:
+    """In a notebook cell: stop with one line naming the TODOs (by name) this cell needs, if their checkpoints have
+    not passed yet (checkpoints.guard.needs)."""
+    from .guard import needs as _needs
+    _needs(NOTEBOOK, *names)

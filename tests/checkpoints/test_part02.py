@@ -314,3 +314,16 @@ def test_the_explorer_still_works_after_run_all_closed_the_connection(notebook):
         explorer.close()
         from workshop.db import connect
         ns["conn"] = connect()        # the fixture closes the notebook's connection at the end
+
+
+def test_needs_names_the_unfinished_todos_and_never_blocks_without_a_progress_log(monkeypatch, tmp_path):
+    from checkpoints import part03
+    from checkpoints.guard import TodoNeeded, explanation
+    monkeypatch.setenv("WORKSHOP_PROGRESS_FILE", str(tmp_path / "progress.json"))
+    with pytest.raises(TodoNeeded) as info:
+        part03.needs("write_conversation", "read_conversation")
+    assert str(info.value) == ("⛔ This cell needs TODO 2 (write_conversation), TODO 3 (read_conversation): finish them "
+                               "(until their checkpoints pass), then run this cell again.")
+    assert explanation(info.value, part03.NOTEBOOK) == str(info.value)
+    monkeypatch.setenv("WORKSHOP_PROGRESS_FILE", "off")
+    part03.needs("write_conversation")      # no log: nothing to judge by, so the cell runs
