@@ -21,11 +21,17 @@ import oracledb
 
 from workshop import config, schema
 
+from .framework.needs import needs as _needs
 from .framework import (RecordingConnection, RecordingStore, checkpoint, expect, expect_bound, expect_column,
                         expect_committed, expect_database_limits, expect_filled, expect_keys, expect_ordered_by,
                         expect_queried, expect_row_count, expect_store_searched, expect_table, fail, find_indexes,
                         primary_key, vector_index)
 from .framework.registry import todo_ref
+
+def needs(todo: str, *values) -> None:
+    """In a cell that uses a TODO's result: one line naming the TODO when it is not done yet (framework.needs)."""
+    _needs(__name__, todo, *values)
+
 
 NOTEBOOK = "01_vector_search.ipynb"
 
@@ -53,6 +59,7 @@ SEARCH_EDGE_CASES = (  # subjects the first cases do not exercise: fewer papers 
 STORE_CASES = (
     ("indexes that find similar vectors quickly", "cs.DB", 3),
     ("agents that remember what users told them", "cs.CL", 5),
+    ("keeping stored memories away from attackers", "cs.CR", 6),   # fewer papers of the subject than k
 )
 
 
@@ -384,11 +391,11 @@ def check_papers_store(conn: oracledb.Connection, papers_vs: Any, search_store: 
                f"{call} returned {type(docs).__name__}, expected a list of langchain Documents",
                "Return what similarity_search returns.")
         expect(len(docs) <= k, f"{call} returned {len(docs)} documents, expected at most {k}", "Pass k=k.")
+        wrong = [d.metadata.get("arxiv_id") for d in docs if d.metadata.get("primary_subject") != subject]
+        expect(not wrong, f"{call} returned documents of other subjects: {wrong[:3]}", STORE_HINT)
         expect_store_searched(store, call, filter={"primary_subject": subject},
                               hint="Filter inside the search (filter={'primary_subject': subject}), not afterwards "
                                    "in Python: filtering the top k afterwards leaves fewer than k.")
-        wrong = [d.metadata.get("arxiv_id") for d in docs if d.metadata.get("primary_subject") != subject]
-        expect(not wrong, f"{call} returned documents of other subjects: {wrong[:3]}", STORE_HINT)
         expect_store_searched(store, call, k=k)
         want = _store_expected(conn, query, subject, k)
         expect(len(docs) == len(want),

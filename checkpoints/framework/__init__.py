@@ -21,6 +21,7 @@ from .expect import (expect, expect_at_most_k, expect_count, expect_filled, expe
 from . import escalation, registry
 from .outcome import CheckpointError, CheckpointFailed, Outcome
 from .method import expect_bound, expect_database_limits, expect_queried, expect_store_searched
+from .needs import TodoNeeded, is_stub, needs
 from .probes import restore_rows, savepoint
 from .recording import RecordingConnection, RecordingCursor, RecordingStore, Statement, StoreCall
 from .registry import TodoEntry, todo_ref
@@ -35,7 +36,7 @@ __all__ = [
     "expect_filled", "expect_index", "expect_keys", "expect_ordered_by", "expect_row_count", "expect_rows_equal",
     "expect_table", "fail", "find_indexes", "in_notebook", "index_exists", "index_kind", "row_count", "show",
     "table_exists", "vector_format_name", "escalation", "registry", "TodoEntry", "todo_ref",
-    "VectorIndex", "index_columns", "primary_key", "vector_index", "expect_bound", "expect_database_limits", "expect_queried", "expect_store_searched", "restore_rows", "savepoint",
+    "TodoNeeded", "is_stub", "needs", "VectorIndex", "index_columns", "primary_key", "vector_index", "expect_bound", "expect_database_limits", "expect_queried", "expect_store_searched", "restore_rows", "savepoint",
     "RecordingConnection", "RecordingCursor", "RecordingStore", "Statement", "StoreCall", "Fetch", "bind_names",
     "fetch_clause", "formatted_values", "literals", "same_statement", "statement_kind",
 ]

@@ -131,8 +131,14 @@ def test_the_plot_cell_after_the_checkpoint_takes_any_alias(papers_db):
         with papers_db.cursor() as cur:
             cur.execute(sql, binds)
             return pd.DataFrame(cur.fetchall(), columns=[d[0].lower() for d in cur.description])
-    namespace = {"query": query, "subjects_sql": CORRECT[0], "plt": plt}
+    namespace = {"query": query, "subjects_sql": CORRECT[0], "plt": plt, "part00": part00}
     exec(cell("solutions", "todo1-plot").replace("plt.show()", "plt.close('all')"), namespace)
+
+
+def test_the_plot_cell_names_the_todo_when_it_is_not_done():
+    from checkpoints.framework import TodoNeeded
+    with pytest.raises(TodoNeeded, match=r"this cell needs TODO 1 \(subjects_sql\)"):
+        exec(cell("notebooks", "todo1") + "\n" + cell("notebooks", "todo1-plot"), {"part00": part00})
 
 
 NO_GROUP_BY = ("    GROUP BY primary_subject\n", "")

@@ -8,6 +8,7 @@ wait); each module solves TODOs 1, 2 and 4 once in its own copy; tests that chan
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -188,7 +189,7 @@ WRONG = [
           edit=(("return rows_as_dicts(cur)",
                  "return [dict(zip([d[0] for d in cur.description], row)) for row in cur.fetchall()]"),)),
     # papers_store (TODO 4): edits of search_store, or `store` to build papers_vs another way
-    Wrong("papers_store", "clause", "filter-ignored", "searched with filter=None",
+    Wrong("papers_store", "clause", "filter-ignored", "returned documents of other subjects",
           edit=((', filter={"primary_subject": subject}', ""),)),
     Wrong("papers_store", "method", "filtered-afterwards-in-python", "searched with filter=None",
           edit=(("return store.similarity_search(query, k=k, filter={\"primary_subject\": subject})",
@@ -199,6 +200,12 @@ WRONG = [
           sql=("store:EUCLIDEAN_DISTANCE",)),
     Wrong("papers_store", "clause", "embedded-outside-the-database", "papers_vs embeds with FakeEmbeddings",
           sql=("store:fake-embeddings",)),
+    Wrong("papers_store", "probe", "padded-to-k-with-other-subjects", "returned documents of other subjects",
+          edit=(("return store.similarity_search(query, k=k, filter={\"primary_subject\": subject})",
+                 "docs = store.similarity_search(query, k=k, filter={\"primary_subject\": subject})\n"
+                 "    if len(docs) < k:   # always return k documents\n"
+                 "        docs += [d for d in store.similarity_search(query, k=2 * k) if d not in docs][:k - len(docs)]\n"
+                 "    return docs"),)),
     Wrong("papers_store", "next-cell", "documents-with-scores", "expected a list of langchain Documents",
           edit=(("store.similarity_search(", "store.similarity_search_with_score("),)),
 ]
@@ -252,7 +259,7 @@ def test_the_table_covers_every_todo_with_the_kinds_that_apply():
     covered = kinds_covered(WRONG)
     assert set(covered) == {"paper_vectors", "vector_index", "search_papers", "papers_store"} == set(CORRECT)
     assert covered["search_papers"] >= {"clause", "method", "probe", "next-cell"}
-    assert covered["papers_store"] >= {"clause", "method", "next-cell"}
+    assert covered["papers_store"] >= {"clause", "method", "probe", "next-cell"}
     assert all({"clause", "next-cell"} <= kinds for kinds in covered.values())
 
 
@@ -427,6 +434,21 @@ def test_todo_4_a_search_that_raises_is_an_error_not_a_crash(monkeypatch, solved
     ns = store_namespace(monkeypatch, solved_db, close_later, ("return store.", "return stor."))
     error = failure(part01.check_papers_store, ns["conn"], ns["papers_vs"], ns["search_store"])
     assert isinstance(error, CheckpointError) and "NameError" in error.reason
+
+
+# --------------------------------------------------------------------------- cells after an unfinished TODO
+@pytest.mark.parametrize("todo_cell, later_cell, todo", [
+    ("todo3", "todo3-compare", "TODO 3 (search_papers)"),
+    ("todo4", "postfilter-demo", "TODO 4 (papers_store)"),
+    ("todo4", "store-index-run", "TODO 4 (papers_store)"),
+])
+def test_cells_after_an_unfinished_todo_name_it_in_one_line(monkeypatch, built_copy, close_later, todo_cell,
+                                                            later_cell, todo):
+    from checkpoints.framework import TodoNeeded
+    ns = notebook(monkeypatch, built_copy, STUDENT_CELLS, *(("docs",) if todo_cell == "todo4" else ()), todo_cell)
+    close_later(ns["conn"])
+    with pytest.raises(TodoNeeded, match=f"this cell needs {re.escape(todo)}"):
+        run(ns, STUDENT_CELLS, later_cell)
 
 
 # --------------------------------------------------------------------------- Oracle's approximate answers

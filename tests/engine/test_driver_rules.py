@@ -294,3 +294,11 @@ def test_a_fetched_lob_binds_back_and_a_lob_of_the_wrong_type_is_dpy_3014(t):
     with pytest.raises(oracledb.NotSupportedError) as exc:
         t.executemany("INSERT INTO t (id, raw_col) VALUES (:i, :b)", [{"i": 4, "b": b"\x01"}, {"i": 5, "b": lob}])
     assert dpy(exc) == "DPY-3014"
+
+
+def test_execute_none_re_executes_the_prepared_statement_dpy_2001_without_one(cur):
+    with pytest.raises(oracledb.ProgrammingError) as exc:
+        cur.execute(None)
+    assert dpy(exc) == "DPY-2001"
+    cur.execute("SELECT :x FROM dual", x=1)
+    assert cur.execute(None, x=2).fetchone() == (2,)

@@ -634,3 +634,79 @@ def test_restore_rows_deletes_what_committing_code_added(titled):
             cur.execute("INSERT INTO research_chunks (id, title) VALUES (200, 'probe')")
         titled.commit()
     assert row_count(titled, "research_chunks") == 10 and committed_row_count("research_chunks") == 10
+
+
+# ------------------------------------------------------------------ cells that need a TODO
+
+def test_needs_names_the_todo_in_one_line_when_a_value_is_still_a_stub():
+    from checkpoints import part01
+
+    def stub(conn, query, subject=None, k=5):
+        """The k nearest papers."""
+        raise NotImplementedError("TODO 3: SELECT ...")
+
+    def done(conn, query, subject=None, k=5):
+        raise NotImplementedError("this retriever has no async API")
+
+    for value in (None, ..., stub):
+        with pytest.raises(fw.TodoNeeded) as excinfo:
+            part01.needs("search_papers", value)
+        assert excinfo.value._render_traceback_() == [
+            "⬜ this cell needs TODO 3 (search_papers): complete it and run its checkpoint, then run this cell again"]
+    part01.needs("search_papers", done, lambda: 1, 0, "", [])     # real values pass
+
+
+# ------------------------------------------------------------------ vector indexes as Oracle's dictionary shows them
+
+@pytest.mark.parametrize("ddl, facts", [
+    ("CREATE VECTOR INDEX v_idx ON research_chunks (embedding) ORGANIZATION INMEMORY NEIGHBOR GRAPH "
+     "DISTANCE COSINE WITH TARGET ACCURACY 95", ("INMEMORY_NEIGHBOR_GRAPH_HNSW", "HNSW", "COSINE", 95)),
+    ("CREATE VECTOR INDEX v_idx ON research_chunks (embedding) ORGANIZATION NEIGHBOR PARTITIONS DISTANCE L2",
+     ("NEIGHBOR_PARTITIONS_IVF", "IVF", "EUCLIDEAN", None)),
+    ("-- a comment first\ncreate vector index v_idx on research_chunks (embedding) organization inmemory neighbor "
+     "graph distance dot parameters (type hnsw, neighbors 16, efconstruction 100)",
+     ("INMEMORY_NEIGHBOR_GRAPH_HNSW", "HNSW", "DOT", None)),
+])
+def test_vector_index_facts_come_from_the_dictionary(chunks, ddl, facts):
+    with chunks.cursor() as cur:
+        cur.execute(ddl)
+    index = fw.vector_index(chunks, "v_idx")
+    assert (index.subtype, index.organization, index.distance, index.accuracy) == facts
+    assert index.table == "RESEARCH_CHUNKS" and index.columns == ("EMBEDDING",)
+    assert fw.vector_index(chunks, "no_such_index") is None
+
+
+def test_vecsys_vector_index_needs_its_owner_as_on_oracle(chunks):
+    with chunks.cursor() as cur:
+        cur.execute("SELECT COUNT(*) FROM vecsys.vector$index")
+        assert cur.fetchone() == (0,)
+        with pytest.raises(oracledb.DatabaseError, match="ORA-00942"):
+            cur.execute("SELECT COUNT(*) FROM vector$index")
+        cur.execute("SELECT index_subtype FROM user_indexes WHERE index_type <> 'VECTOR'")
+        assert {row[0] for row in cur.fetchall()} <= {None}
+
+
+def test_primary_key_columns_in_key_order(db):
+    with db.cursor() as cur:
+        cur.execute("CREATE TABLE pk_probe (b NUMBER, a NUMBER, c NUMBER, CONSTRAINT pk_probe_pk PRIMARY KEY (b, a))")
+        cur.execute("CREATE TABLE no_pk_probe (a NUMBER)")
+    assert fw.primary_key(db, "pk_probe") == ("B", "A") and fw.primary_key(db, "no_pk_probe") == ()
+
+
+@pytest.mark.oracle
+@pytest.mark.skipif(not os.environ.get("ORACLE_DSN"), reason="needs ORACLE_DSN (real Oracle AI Database)")
+def test_vector_index_facts_on_oracle():
+    from workshop.db import connect as connect_configured
+    conn = connect_configured()
+    try:
+        with conn.cursor() as cur:
+            cur.execute("DROP TABLE IF EXISTS ckpt_fw_vix PURGE")
+            cur.execute("CREATE TABLE ckpt_fw_vix (id NUMBER PRIMARY KEY, embedding VECTOR(3, FLOAT32))")
+            cur.execute("CREATE VECTOR INDEX ckpt_fw_vix_hnsw ON ckpt_fw_vix (embedding) ORGANIZATION INMEMORY "
+                        "NEIGHBOR GRAPH DISTANCE COSINE WITH TARGET ACCURACY 95")
+        index = fw.vector_index(conn, "ckpt_fw_vix_hnsw")
+        assert (index.organization, index.distance, index.accuracy) == ("HNSW", "COSINE", 95)
+    finally:
+        with conn.cursor() as cur:
+            cur.execute("DROP TABLE IF EXISTS ckpt_fw_vix PURGE")
+        conn.close()

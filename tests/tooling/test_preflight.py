@@ -107,3 +107,10 @@ def test_set_up_script_does_not_build_an_editable_install_and_the_pth_puts_the_p
                            cwd=tmp_path, capture_output=True, text=True, check=True,
                            env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
     assert Path(probe.stdout.strip()).is_relative_to(PROJECT_ROOT)
+
+
+def test_part_03_needs_only_the_model_its_notebook_creates_its_own_tables(embedded):
+    connect(embedded).close()
+    with pytest.raises(PreflightFailed) as excinfo:
+        preflight("03")
+    assert "tables" not in str(excinfo.value) and "ALL_MINILM_L6_V2 is not in USER_MINING_MODELS" in str(excinfo.value)

@@ -134,7 +134,7 @@ class EmbeddedCursor:
 
     def _check_open(self) -> None:
         if self._closed:
-            raise oracledb.InterfaceError(_oracle_errors._Error(message="DPY-1006: cursor is not open"))
+            raise driver.dpy_error(_oracle_errors.ERR_CURSOR_NOT_OPEN)
         self.connection._check_open()
 
     # -------------------------------------------------------------- binds
@@ -471,7 +471,7 @@ class EmbeddedConnection(oracledb.Connection):
 
     def _check_open(self) -> None:
         if not getattr(self, "_open", False):
-            raise oracledb.InterfaceError(_oracle_errors._Error(message="DPY-1001: not connected to database"))
+            raise driver.dpy_error(_oracle_errors.ERR_NOT_CONNECTED)
 
     # -------------------------------------------------------------- attributes python-oracledb exposes
     @property
@@ -605,7 +605,7 @@ class EmbeddedPool(oracledb.ConnectionPool):
 
     def acquire(self, *args, **kwargs) -> EmbeddedConnection:
         if not self._opened:
-            raise oracledb.InterfaceError(_oracle_errors._Error(message="DPY-1002: connection pool is not open"))
+            raise driver.dpy_error(_oracle_errors.ERR_POOL_NOT_OPEN)
         conn = self._free.pop() if self._free else EmbeddedConnection(self._path)
         conn.pool = self
         self._busy.add(id(conn))

@@ -117,11 +117,26 @@ def type_of_value(value: Any) -> Any:
 
 _FAILED = object()
 
+# (declared type, Python type) pairs _check_value accepts unchanged: the fast path of executemany.
+_PASS_THROUGH = {(db, py) for db in _NUMERIC - {oracledb.DB_TYPE_BINARY_FLOAT, oracledb.DB_TYPE_BINARY_DOUBLE,
+                                                 oracledb.DB_TYPE_BINARY_INTEGER}
+                 for py in (int, float, decimal.Decimal)}
+_PASS_THROUGH |= {(db, str) for db in _CHARACTER} | {(db, bytes) for db in _BINARY}
+_PASS_THROUGH |= {(db, py) for db in _DATETIME for py in (dt.date, dt.datetime)}
+_PASS_THROUGH |= {(oracledb.DB_TYPE_INTERVAL_DS, dt.timedelta), (oracledb.DB_TYPE_CLOB, str),
+                  (oracledb.DB_TYPE_NCLOB, str), (oracledb.DB_TYPE_BLOB, bytes)}
+_VECTOR_CODES = frozenset("fdbB")
+
 
 def checked_value(dbtype: Any, value: Any, raise_error: bool) -> Any:
     """`BaseConnImpl._check_value`: the value as bound to `dbtype`, or _FAILED (or a DPY error)."""
     if value is None:
         return None
+    kind = type(value)
+    if (dbtype, kind) in _PASS_THROUGH:
+        return value
+    if kind is array.array and dbtype is oracledb.DB_TYPE_VECTOR and value.typecode in _VECTOR_CODES and value:
+        return value
     if dbtype in _NUMERIC:
         if isinstance(value, (bool, int, float, decimal.Decimal)):
             if dbtype in (oracledb.DB_TYPE_BINARY_FLOAT, oracledb.DB_TYPE_BINARY_DOUBLE):
@@ -264,7 +279,7 @@ class BindState:
     # ------------------------------------------------------------------ prepare
     def prepare(self, statement: Any, parameters: Any, keyword_parameters: dict | None) -> tuple[str, Any]:
         """`_prepare_for_execute`: returns the normalised statement and the parameters to bind."""
-        statement = normalize_statement(statement)
+        statement = normalize_statement(self.statement if statement is None else statement)
         if keyword_parameters:
             if parameters:
                 raise dpy_error(_E.ERR_ARGS_AND_KEYWORD_ARGS)
@@ -284,7 +299,7 @@ class BindState:
         return statement, parameters
 
     def prepare_many(self, statement: Any) -> str:
-        statement = normalize_statement(statement)
+        statement = normalize_statement(self.statement if statement is None else statement)
         try:
             if statement != self.statement:
                 self._prepare(statement)
@@ -358,6 +373,8 @@ class BindState:
             return value
         if slot.dbtype is not None:
             if slot.has_value:
+                if not slot.is_array:
+                    return checked_value(slot.dbtype, value, True)
                 return self._check(slot, value, raise_error=True)
             checked = self._check(slot, value, raise_error=False)
             if checked is not _FAILED:
@@ -426,12 +443,15 @@ class BindState:
             from .errors import ora_error
             raise ora_error(1484, "arrays can only be bound to PL/SQL statements")
         rows = []
+        unique = len(info.names) == len(info.occurrences)
         for row in per_row:
             values: dict[str, Any] = {}
             if self.style is dict:
                 for slot, value in row:
                     for name in slot_names.get(id(slot), []):
                         values[name] = value
+            elif unique:
+                values = dict(zip(info.occurrences, [value for _, value in row]))
             else:
                 for name, (slot, value) in zip(info.occurrences, row):
                     if name in values and values[name] is not value and values[name] != value:

@@ -583,10 +583,14 @@ def to_sqlite(value: Any, input_type: Any = None) -> Any:
         return 1 if value else 0
     if isinstance(value, str):
         return value if value != "" else None
+    if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 63:
+        return float(value)  # beyond SQLite's INTEGER: a double, as the engine's NUMBER is (documented)
     if isinstance(value, (int, float)):
         return value
     if isinstance(value, decimal.Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
+        if value.is_finite() and value == value.to_integral_value() and -2 ** 63 <= value < 2 ** 63:
+            return int(value)
+        return float(value)
     if isinstance(value, dt.datetime):
         return V.timestamp_text(value, with_tz=value.tzinfo is not None)
     if isinstance(value, dt.date):
