@@ -49,7 +49,9 @@ GRAPH_HINT = ("MATCH (src IS paper) <-[IS wrote]- (a IS author) -[IS wrote]-> (d
 
 
 # --------------------------------------------------------------------------- TODO 1
-@checkpoint("vector search over PAPERS", hint=VECTOR_HINT)
+@checkpoint("vector search over PAPERS", hint=[
+    "Order PAPERS by the cosine distance between EMBEDDING and the question's embedding, nearest first, and keep k "
+    "rows (part 01, section 3, did the same on PAPER_VECTORS).", VECTOR_HINT])
 def check_vector_search(conn: oracledb.Connection, vector_search: Callable[..., Any]) -> str:
     """vector_search(conn, query, k): the k papers nearest to the query by cosine distance, nearest first."""
     ids, matrix = _paper_vectors(conn)
@@ -71,7 +73,9 @@ def check_vector_search(conn: oracledb.Connection, vector_search: Callable[..., 
 
 
 # --------------------------------------------------------------------------- TODO 2
-@checkpoint("hybrid search with a keyword pre-filter", hint=PREFILTER_HINT)
+@checkpoint("hybrid search with a keyword pre-filter", hint=[
+    "The keyword condition filters (WHERE), the vector distance orders, and the row limit comes last (section 3).",
+    PREFILTER_HINT])
 def check_hybrid_prefilter(conn: oracledb.Connection, hybrid_prefilter_search: Callable[..., Any]) -> str:
     """hybrid_prefilter_search(conn, query, keywords, k): among the papers whose abstract CONTAINS `keywords`,
     the k nearest to `query`, nearest first."""
@@ -110,7 +114,9 @@ def check_hybrid_prefilter(conn: oracledb.Connection, hybrid_prefilter_search: C
 
 
 # --------------------------------------------------------------------------- TODO 3
-@checkpoint("graph retrieval with GRAPH_TABLE", hint=GRAPH_HINT)
+@checkpoint("graph retrieval with GRAPH_TABLE", hint=[
+    "Walk from the seed paper to its authors and on to their other papers (GRAPH_TABLE ... MATCH, section 5), then "
+    "count the shared authors per paper.", GRAPH_HINT])
 def check_coauthor_papers(conn: oracledb.Connection, coauthor_papers: Callable[..., Any]) -> str:
     """coauthor_papers(conn, seed_id): every other paper that shares an author with the seed, with the number of
     shared authors, most shared first (ties by arxiv_id); checked against the authorship in workshop.data."""

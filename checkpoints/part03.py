@@ -211,7 +211,7 @@ def _store_rows(conn: oracledb.Connection, table: str, where: str, binds: dict, 
              f"{' '.join(str(_text(text)).split())[:90]!r} (metadata {visible})",
              "Build the text from the arguments as the TODO describes.")
     fail(f"nothing was written to {table}",
-         "Call add_texts on the right store with the text and its metadata (metadatas=[metadata]).")
+         "Call add_texts on the right store with the text and its metadata (metadatas=[metadata]).", nothing_yet=True)
 
 
 def _missing_metadata(stored: dict, expected: dict) -> dict:
@@ -446,10 +446,12 @@ def check_conversation_table(conn: oracledb.Connection, conversation_ddl: str,
 
 
 # --------------------------------------------------------------------------- TODO 2
-JSON_BIND_HINT = ("Declare the bind before executing: cur.setinputsizes(metadata=oracledb.DB_TYPE_JSON) (or bind "
-                  "json.dumps(metadata), JSON text that Oracle parses into the JSON column).")
-RETURNING_HINT = ("Add RETURNING id INTO :new_id to the INSERT, bind new_id = cur.var(int), and return "
-                  "new_id.getvalue()[0]: the id comes back from the INSERT itself, with no second query.")
+JSON_BIND_HINT = ["python-oracledb must be told that a dict is meant for a JSON column (section 2, 'declare the "
+                  "JSON bind').", "Declare the bind before executing: cur.setinputsizes(metadata=oracledb.DB_TYPE_JSON) (or bind "
+                  "json.dumps(metadata), JSON text that Oracle parses into the JSON column)."]
+RETURNING_HINT = ["The INSERT itself can hand back the id the database generated (section 2: RETURNING ... INTO).",
+                  "Add RETURNING id INTO :new_id to the INSERT, bind new_id = cur.var(int), and return "
+                  "new_id.getvalue()[0]: the id comes back from the INSERT itself, with no second query."]
 
 
 def _json_bind_problem(statement: "Statement", metadata: dict) -> str | None:
@@ -644,6 +646,7 @@ def _model_dimensions(conn: oracledb.Connection) -> int:
                            "FROM dual")[0][0])
 
 
+INDEX_HINT_FIRST = "Each store needs one HNSW index with a fixed name, so that a second run finds it (section 4)."
 INDEX_HINT = ("For each store: create_index(conn, store, params={'idx_name': f'{table}_HNSW', 'idx_type': 'HNSW'}). "
               "The fixed name lets create_index see that the index exists when the cell runs again.")
 
@@ -664,7 +667,7 @@ def _expect_store_indexes(conn: oracledb.Connection, when: str) -> dict[str, str
     names = {}
     for table, indexes in _store_indexes(conn).items():
         vector = [name for name, kind in indexes if kind == "VECTOR"]
-        expect(vector, f"{when}: {table} has no vector index on EMBEDDING", INDEX_HINT)
+        expect(vector, f"{when}: {table} has no vector index on EMBEDDING", [INDEX_HINT_FIRST, INDEX_HINT])
         expect(len(vector) == 1, f"{when}: {table} has {len(vector)} vector indexes ({', '.join(vector)})",
                "One HNSW index per store: drop the extra ones (DROP INDEX <name>).")
         facts = vector_index(conn, vector[0])

@@ -114,7 +114,6 @@ def test_the_untouched_stub_fails_with_a_friendly_message(notebook, todo, reason
     assert type(failure) is CheckpointFailed          # a FAIL ("not yet"), not "the check could not run"
     assert str(failure).startswith(f"TODO {todo}:") and reason in failure.reason and failure.hint
     assert failure._render_traceback_()[0] == f"❌ {failure.label} — not yet"   # one message in Jupyter and nbval
-    assert f"❌ TODO {todo}:" in capsys.readouterr().out
 
 
 #: Every plausible wrong answer, one row each: (TODO, name, [(old, new) edits of the solution cell], the reason
@@ -436,3 +435,14 @@ def test_the_progress_view_judges_the_table_and_the_store_indexes_from_the_datab
     notebook(SOLUTION_CELLS["p03-todo1"], SOLUTION_CELLS["p03-embeddings"], SOLUTION_CELLS["p03-todo4"])
     assert "index" in part03.conversation_table_in_database(conn)
     assert "HNSW" in part03.store_indexes_in_database(conn)
+
+
+def test_a_repeated_failure_gets_a_more_specific_hint(notebook):
+    """The first failure names the concept and where to read; the same failure again gets the concrete fix."""
+    wrong = variant(2, *next(r for t, n, r, _ in WRONG_ANSWERS if n.startswith("MAX(id)")))
+    hints = []
+    for _ in range(2):
+        with pytest.raises(CheckpointFailed) as excinfo:
+            run_todo(notebook, 2, wrong)
+        hints.append(excinfo.value.hint)
+    assert hints[0].startswith("The INSERT itself can hand back the id") and "RETURNING id INTO :new_id" in hints[1]
