@@ -92,7 +92,9 @@ def test_cli_exit_code_and_table(db_copy, monkeypatch, capsys):
     conn.close()
     assert doctor.main() == 1
     out = capsys.readouterr().out
-    assert "property graph         FAIL" in out and f"  - property graph: {RUN_SETUP}" in out
+    assert "property graph         FAIL" in out
+    assert "  - property graph: the set-up creates or repairs these." in out
+    assert out.count("-m workshop.setup") == 1         # the pasteable command, printed once
     conn = connect(db_copy)
     try:
         doctor.show(conn)
