@@ -104,3 +104,16 @@ def differences(scores: pd.DataFrame, baseline: str, metrics_: Sequence[str] = (
             rows.append({"comparison": f"{other} - {baseline}", "metric": m,
                          **bootstrap.paired_bootstrap(a, b, seed=seed), **bootstrap.win_tie_loss(a, b)})
     return pd.DataFrame(rows)
+
+
+def run_title_experiment(conn, queries: Sequence[Mapping[str, Any]], *, depth: int = DEPTH) -> pd.DataFrame:
+    """The same vector statement over RESEARCH_CHUNKS' own vectors and over the titled copy."""
+    from .strategies import TITLED_TABLE, vector_over
+    rows = []
+    for name, table in (("vector: chunk text", "RESEARCH_CHUNKS"), ("vector: title + chunk", TITLED_TABLE)):
+        for i, q in enumerate(queries):
+            start = time.perf_counter()
+            ranked = vector_over(conn, table, q["query"], q["tenant"], depth=depth)
+            rows.append({"strategy": name, "query_id": q["query_id"], "intent": q["intent"], "ranked": ranked,
+                         "latency_ms": (time.perf_counter() - start) * 1000, "warm_up": i == 0})
+    return pd.DataFrame(rows)

@@ -83,8 +83,9 @@ def harvest(conn: oracledb.Connection, sql: str = HARVEST_SQL) -> list[dict]:
         names = [d[0].lower() for d in cur.description]
         rows = [dict(zip(names, (_text(v) for v in row))) for row in cur.fetchall()]
     for row in rows:
-        ids = row.get("candidate_ids")
-        row["candidate_ids"] = json.loads(ids) if isinstance(ids, str) else list(ids or [])
+        if "candidate_ids" in row:
+            ids = row["candidate_ids"]
+            row["candidate_ids"] = json.loads(ids) if isinstance(ids, str) else list(ids or [])
     return rows
 
 

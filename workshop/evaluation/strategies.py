@@ -19,7 +19,7 @@ from typing import Any
 
 import oracledb
 
-from workshop import config
+from workshop import config, schema
 from workshop.pipeline.search import (CANDIDATES, pipeline_sql, plan_binds, scope_predicates,
                                       vector_pool_sql)
 
@@ -71,3 +71,43 @@ STRATEGIES: dict[str, Callable[..., list[str]]] = {
     "vector": vector, "hybrid_rrf": hybrid_rrf, "hybrid_rerank": hybrid_rerank,
     "pipeline_unfiltered": pipeline_unfiltered,
 }
+
+
+# --------------------------------------------------------------------------- the title experiment (on a copy)
+TITLED_TABLE = "EVAL_TITLED_CHUNKS"
+
+TITLED_DDL = "CREATE TABLE eval_titled_chunks (chunk_id VARCHAR2(20) PRIMARY KEY, embedding VECTOR(384, FLOAT32))"
+
+
+def titled_insert_sql(model: str) -> str:
+    """Every research chunk embedded with its title in front: a copy; RESEARCH_CHUNKS keeps its vectors."""
+    return (f"INSERT INTO eval_titled_chunks (chunk_id, embedding)\n"
+            f"SELECT c.chunk_id, VECTOR_EMBEDDING({schema.identifier(model)} USING c.title || '. ' || c.text AS data)\n"
+            f"  FROM research_chunks c")
+
+
+def build_titled_copy(conn: oracledb.Connection, model: str | None = None) -> int:
+    """Drop and rebuild EVAL_TITLED_CHUNKS; the number of rows."""
+    with conn.cursor() as cur:
+        cur.execute("DROP TABLE IF EXISTS eval_titled_chunks")
+        cur.execute(TITLED_DDL)
+        cur.execute(titled_insert_sql(model or config.embedding_model_name()))
+        count = cur.rowcount
+    conn.commit()
+    return int(count)
+
+
+def vector_over_sql(vectors_table: str, model: str) -> str:
+    """Top-k by cosine distance over the vectors of `vectors_table`, with part 02's scope (tenant, current)."""
+    return (f"SELECT c.chunk_id\n"
+            f"  FROM research_chunks c JOIN {schema.identifier(vectors_table)} e ON e.chunk_id = c.chunk_id\n"
+            f" WHERE c.tenant = :tenant AND c.is_current = 1\n"
+            f" ORDER BY VECTOR_DISTANCE(e.embedding, VECTOR_EMBEDDING({schema.identifier(model)} USING :query AS data),"
+            f" COSINE), c.chunk_id\n"
+            f" FETCH FIRST :k ROWS ONLY")
+
+
+def vector_over(conn: oracledb.Connection, vectors_table: str, question: str, tenant: str, *,
+                depth: int = DEPTH) -> list[str]:
+    sql = vector_over_sql(vectors_table, config.embedding_model_name())
+    return _ids(conn, sql, {"tenant": tenant, "query": question, "k": depth}, depth)
