@@ -3,8 +3,9 @@
 `run_strategies` times every call; the first call of each strategy (model load, caches) is kept
 but flagged `warm_up` and left out of p50/p95, which are reported next to it. Scores come from the
 metric functions you pass (the learner's own in the notebook, `metrics.METRICS` elsewhere).
-Queries without a relevant chunk (the unanswerable ones) are scored separately: no metric is
-defined for them, so they are left out of the means and counted in `unanswerable`.
+Queries without a relevant chunk (the unanswerable ones) have no defined metric, so they are left
+out of the means. `trap@10` is the share of queries with a trap chunk (another tenant's copy, a
+superseded version) in the top 10: lower is better, and it is what the stage-2 filters are for.
 """
 from __future__ import annotations
 
@@ -24,6 +25,9 @@ from .strategies import DEPTH, STRATEGIES
 #: column name -> (metric key, k)
 COLUMNS: dict[str, tuple[str, int]] = {"ndcg@10": ("ndcg", 10), "recall@20": ("recall", 20),
                                        "mrr@10": ("mrr", 10), "precision@5": ("precision", 5)}
+
+
+TRAP_DEPTH = 10
 
 
 def run_strategies(conn, queries: Sequence[Mapping[str, Any]], strategies: Iterable[str] = tuple(STRATEGIES), *,
@@ -52,6 +56,7 @@ def score_runs(runs: pd.DataFrame, queries: Sequence[Mapping[str, Any]],
                columns: Mapping[str, tuple[str, int]] = COLUMNS) -> pd.DataFrame:
     """Per-query scores: one row per (strategy, answerable query), one column per metric."""
     labels = {q["query_id"]: q["relevance"] for q in queries}
+    traps = {q["query_id"]: set(q.get("traps") or ()) for q in queries}
     out = []
     for row in runs.itertuples(index=False):
         relevance = labels[row.query_id]
@@ -59,6 +64,8 @@ def score_runs(runs: pd.DataFrame, queries: Sequence[Mapping[str, Any]],
             continue
         scores = {col: float(metric_functions[key](list(row.ranked), relevance, k))
                   for col, (key, k) in columns.items()}
+        # a scope check the graded metrics cannot make: did a trap (another tenant's, superseded) reach the top 10?
+        scores["trap@10"] = float(bool(traps[row.query_id].intersection(list(row.ranked)[:TRAP_DEPTH])))
         out.append({"strategy": row.strategy, "query_id": row.query_id, "intent": row.intent, **scores})
     return pd.DataFrame(out)
 
