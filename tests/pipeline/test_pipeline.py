@@ -122,3 +122,19 @@ def test_the_knowledge_base_build_is_rerunnable(kb_db):
         corpus = cur.fetchone()[0]
     assert first["KNOWLEDGE_BASE_CHUNK"] == corpus + len(kb.authored_chunks())
     conn.close()
+
+
+def test_the_chunk_table_has_its_text_and_vector_indexes_and_syncs_on_commit(kb_db):
+    from checkpoints.framework import find_indexes
+    from workshop.embedded import connect
+    conn = connect(kb_db)
+    assert find_indexes(conn, "KNOWLEDGE_BASE_CHUNK", kind="DOMAIN") == ["KB_CHUNK_TEXT"]
+    assert find_indexes(conn, "KNOWLEDGE_BASE_CHUNK", kind="VECTOR") == ["KB_CHUNK_HNSW"]
+    with conn.cursor() as cur:
+        cur.execute("INSERT INTO knowledge_base_chunk (id, document_id, tenant_id, content, chunk_index, metadata) "
+                    "VALUES ('DOC29-C99', 'DOC29', 'acme', 'zanzibarquartz appears once', 99, "
+                    "JSON_OBJECT('section_type' VALUE 'faq'))")
+        conn.commit()
+        cur.execute("SELECT id FROM knowledge_base_chunk WHERE CONTAINS(content, '{zanzibarquartz}', 1) > 0 ORDER BY id")
+        assert cur.fetchall() == [("DOC29-C99",)]
+    conn.close()

@@ -12,7 +12,7 @@ row-level security policies, so run the policy cell after it.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import oracledb
@@ -178,8 +178,3 @@ def counts(conn: oracledb.Connection) -> dict[str, int]:
             out[table] = cur.fetchone()[0]
     return out
 
-
-def is_built(conn: oracledb.Connection, tables: Sequence[str] = TABLES) -> bool:
-    with conn.cursor() as cur:
-        cur.execute("SELECT COUNT(*) FROM user_tables WHERE table_name IN (:1, :2)", list(tables))
-        return cur.fetchone()[0] == len(tables)
