@@ -48,14 +48,10 @@ def main() -> None:
             os.environ["WORKSHOP_EMBEDDED_DB"] = str(private_copy(Path(tmp) / "workshop.db"))
         from workshop.db import connect
         from workshop.evaluation import ablation, strategies
-        from workshop.pipeline import kb, security
         from workshop.pipeline.manager import reranker_label
         from workshop.setup import banner
         conn = connect()
-        if not kb.is_built(conn) or not security.protected_tables(conn):
-            kb.build_knowledge_base(conn, config.embedding_model_name())
-            security.install_context(conn)
-            security.protect_all_tenant_tables(conn)
+        strategies.prepare_knowledge_base(conn)
         golden = load_golden_queries()
         if args.queries:
             golden = golden[: args.queries]

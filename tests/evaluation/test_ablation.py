@@ -91,3 +91,8 @@ def test_the_strategies_on_a_knowledge_base_are_tenant_correct_and_repeatable(se
         tenant = next(q["tenant"] for q in golden if q["query_id"] == row.query_id)
         assert {tenant_of.get(i, tenant) for i in row.ranked} == {tenant}, (row.strategy, row.query_id)
     assert runs.groupby("strategy")["warm_up"].sum().tolist() == [1, 1, 1]
+
+
+def test_the_knowledge_base_is_prepared_once(secured):  # noqa: F811
+    assert strategies.knowledge_base_ready(secured)
+    assert strategies.prepare_knowledge_base(secured) is False

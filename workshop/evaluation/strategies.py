@@ -111,3 +111,26 @@ def vector_over(conn: oracledb.Connection, vectors_table: str, question: str, te
                 depth: int = DEPTH) -> list[str]:
     sql = vector_over_sql(vectors_table, config.embedding_model_name())
     return _ids(conn, sql, {"tenant": tenant, "query": question, "k": depth}, depth)
+
+
+def knowledge_base_ready(conn: oracledb.Connection) -> bool:
+    """Part 05's two tables exist and both carry the tenant policy (the strategies need both)."""
+    from workshop.pipeline import kb, security
+    with conn.cursor() as cur:
+        cur.execute("SELECT COUNT(*) FROM user_tables WHERE table_name IN (:1, :2)", list(kb.TABLES))
+        built = cur.fetchone()[0] == len(kb.TABLES)
+    return built and set(kb.TABLES) <= set(security.protected_tables(conn))
+
+
+def prepare_knowledge_base(conn: oracledb.Connection, model: str | None = None) -> bool:
+    """Build part 05's tables, context package and policies unless they are ready; True when built.
+
+    Rebuilding drops the tables and with them their policies, so the package is (re)installed only
+    when no policy refers to it."""
+    if knowledge_base_ready(conn):
+        return False
+    from workshop.pipeline import kb, security
+    kb.build_knowledge_base(conn, model or config.embedding_model_name())
+    security.install_context(conn)
+    security.protect_all_tenant_tables(conn)
+    return True
