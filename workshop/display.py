@@ -330,3 +330,77 @@ class StrategyExplorer:
             except Exception:  # noqa: BLE001 - already closed
                 pass
             self._conn = None
+
+
+# --------------------------------------------------------------------------- part 06: evaluation plots and the grader
+def plot_metric_bars(differences: pd.DataFrame, title: str = "difference from the baseline, 95% paired bootstrap CI"):
+    """One bar per (comparison, metric): the mean difference with its interval as error bars."""
+    import matplotlib.pyplot as plt
+
+    metrics = list(dict.fromkeys(differences["metric"]))
+    comparisons = list(dict.fromkeys(differences["comparison"]))
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    width = 0.8 / max(len(comparisons), 1)
+    for i, comparison in enumerate(comparisons):
+        rows = differences[differences["comparison"] == comparison].set_index("metric").reindex(metrics)
+        x = [m + i * width for m in range(len(metrics))]
+        err = [rows["diff"] - rows["ci_low"], rows["ci_high"] - rows["diff"]]
+        ax.bar(x, rows["diff"], width, yerr=err, capsize=3, label=comparison)
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xticks([m + width * (len(comparisons) - 1) / 2 for m in range(len(metrics))], metrics)
+    ax.set_ylabel("mean difference")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_per_query_scatter(scores: pd.DataFrame, x: str, y: str, metric: str = "ndcg@10"):
+    """Per-query scores of two strategies against each other; points above the diagonal favour `y`."""
+    import matplotlib.pyplot as plt
+
+    wide = scores.pivot(index="query_id", columns="strategy", values=metric)
+    intents = scores.drop_duplicates("query_id").set_index("query_id")["intent"].reindex(wide.index)
+    fig, ax = plt.subplots(figsize=(4.5, 4.5))
+    for intent in dict.fromkeys(intents):
+        chosen = intents == intent
+        ax.scatter(wide.loc[chosen, x], wide.loc[chosen, y], s=18, alpha=0.7, label=intent)
+    ax.plot([0, 1], [0, 1], color="grey", linewidth=0.8)
+    ax.set(xlim=(-0.03, 1.03), ylim=(-0.03, 1.03), xlabel=f"{x} {metric}", ylabel=f"{y} {metric}",
+           title=f"per query: {y} vs {x}")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def grader_widget(grader, texts: Mapping[str, str], width: int = 300):
+    """An ipywidgets grader over `grader.pending()`: the pair, the chunk text, buttons 0-3 (writes through
+    `grader.grade`, the same API a script uses)."""
+    import ipywidgets as widgets
+
+    pending = grader.pending().to_dict("records")
+    state = {"i": 0}
+    header, body, status = widgets.HTML(), widgets.HTML(), widgets.HTML()
+    buttons = [widgets.Button(description=str(g), layout=widgets.Layout(width="48px")) for g in range(4)]
+
+    def show() -> None:
+        if state["i"] >= len(pending):
+            header.value, body.value = "<b>All pairs graded.</b>", ""
+            return
+        row = pending[state["i"]]
+        header.value = (f"<b>{state['i'] + 1}/{len(pending)}</b> · question: <i>{html.escape(row['question'])}</i> "
+                        f"· candidate #{row['position']}: <code>{html.escape(row['chunk_id'])}</code>")
+        body.value = f"<div style='max-width:60em'>{html.escape(truncate(texts.get(row['chunk_id'], ''), width))}</div>"
+
+    def on_click(button) -> None:
+        if state["i"] < len(pending):
+            row = pending[state["i"]]
+            grader.grade(row["log_id"], row["chunk_id"], int(button.description))
+            status.value = f"graded {html.escape(row['chunk_id'])} = {button.description}"
+            state["i"] += 1
+            show()
+
+    for button in buttons:
+        button.on_click(on_click)
+    show()
+    return widgets.VBox([header, body, widgets.HBox(buttons), status])

@@ -182,3 +182,27 @@ def verify_manifest() -> None:
         raise DataIntegrityError(
             "data files differ from MANIFEST.json: " + ", ".join(bad)
             + " (regenerate with `python -m workshop.data.build` if the change is intended)")
+
+
+GOLDEN_KEYS = ("query_id", "query", "tenant", "intent", "relevance")
+
+
+def read_golden_jsonl(path: str | Path) -> list[GoldenQuery]:
+    """A golden-set JSONL file of your own (e.g. exported by part 06's grader), checked like the shipped one."""
+    records = []
+    with Path(path).open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            missing = [k for k in GOLDEN_KEYS if k not in record]
+            if missing:
+                raise ValueError(f"{path}:{number}: missing {', '.join(missing)}")
+            grades = record["relevance"]
+            if not isinstance(grades, dict) or not all(
+                    isinstance(g, int) and not isinstance(g, bool) and 0 <= g <= 3 for g in grades.values()):
+                raise ValueError(f"{path}:{number}: relevance must map ids to grades 0..3")
+            record.setdefault("traps", [])
+            record.setdefault("notes", "")
+            records.append(record)
+    return records

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from .context import Context
 from .manager import MemoryManager
+from .retrieval_log import Retrieved, write_retrieval_result
 from .tool_log import output_text
 from .tools import Tool, memory_tools
 
@@ -205,7 +206,7 @@ class MemoryAgent:
         context = memory.build_context(message, thread_id, self.context_budget, k=self.tools_per_turn)
         offered = self.offered_tools(message)
         plan = self.planner.plan(message, context, offered)
-        results = [self._call(thread_id, call, offered) for call in plan.calls]
+        results = [self._call(thread_id, call, offered, user_turn, message) for call in plan.calls]
         answer = self.planner.respond(message, context, results)
         assistant_turn = memory.write_conversation(thread_id, "assistant", answer,
                                                    {"planner": self.planner.name,
@@ -222,8 +223,11 @@ class MemoryAgent:
             turn.summary_id = memory.summarise_thread(thread_id, keep_last=self.keep_last)
         return turn
 
-    def _call(self, thread_id: str, call: ToolCall, offered: Sequence[Tool]) -> ToolResult:
-        """Run one tool call and log it, success or failure (a model may ask for a tool it was not offered)."""
+    def _call(self, thread_id: str, call: ToolCall, offered: Sequence[Tool], turn_id: int | None = None,
+              message: str | None = None) -> ToolResult:
+        """Run one tool call and log it, success or failure (a model may ask for a tool it was not offered).
+
+        A retrieval tool that returns `Retrieved` also gets a `retrieval_result` record (its candidate ids)."""
         tool = self.tools.get(call.name)
         try:
             if tool is None or tool not in offered:
@@ -232,4 +236,7 @@ class MemoryAgent:
         except Exception as exc:  # noqa: BLE001 - a failing tool is reported to the model and logged, not fatal
             result = ToolResult(call, "error", f"{type(exc).__name__}: {exc}")
         self.memory.write_tool_log(thread_id, call.name, call.arguments, result.output, result.status)
+        if isinstance(result.output, Retrieved) and turn_id is not None:
+            write_retrieval_result(self.memory.conn, thread_id, turn_id, message or "", result.output.candidate_ids,
+                                   tool=call.name, tenant=result.output.tenant)
         return result

@@ -1,0 +1,167 @@
+"""Part 06's checkpoints, fed from the notebook's own cells.
+
+For every TODO: the solution passes, another correct answer passes, the untouched student stub fails
+with a friendly CheckpointFailed, and each plausible wrong answer (the table WRONG_ANSWERS) fails with
+a reason that names the mistake. The metric cells run in a namespace of their own; the harvest check
+runs against a private embedded database and must leave it as it found it.
+"""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from checkpoints import part06
+from checkpoints.framework import CheckpointFailed
+from workshop.config import PROJECT_ROOT
+from workshop.embedded import connect
+from workshop.evaluation import labelling
+from workshop.memory.schema import create_memory_tables
+from workshop.notebooks import read_notebook
+
+SOLUTION = PROJECT_ROOT / "solutions" / "06_evaluating_retrieval.ipynb"
+STUDENT = PROJECT_ROOT / "notebooks" / "06_evaluating_retrieval.ipynb"
+TODOS = {"recall_at_k": "p06-todo1", "precision_at_k": "p06-todo2", "mrr_at_k": "p06-todo3",
+         "ndcg_at_k": "p06-todo4", "harvest_sql": "p06-todo5"}
+
+
+def _cells(path) -> dict[str, str]:
+    return {cell.id: cell.source for cell in read_notebook(path).cells if cell.cell_type == "code"}
+
+
+SOLUTION_CELLS = _cells(SOLUTION)
+STUDENT_CELLS = _cells(STUDENT)
+
+#: (TODO, mistake, [(old text, new text), ...] applied to the solution cell, text the failure must name)
+WRONG_ANSWERS = [
+    ("recall_at_k", "recall divided by k", [("/ len(relevant)", "/ k")], "not by k"),
+    ("recall_at_k", "recall divided by the list length", [("/ len(relevant)", "/ max(len(ranked[:k]), 1)")],
+     "not by k or by the list length"),
+    ("recall_at_k", "grade 0 counted as relevant", [("if grade >= 1", "")], "graded 0"),
+    ("recall_at_k", "no cutoff", [("ranked[:k]", "ranked")], "first k"),
+    ("precision_at_k", "divided by the number retrieved", [("/ k", "/ max(len(ranked[:k]), 1)")], "even when fewer"),
+    ("precision_at_k", "no cutoff", [("ranked[:k]", "ranked")], "only the top k"),
+    ("precision_at_k", "grade 0 counted as relevant", [("relevance.get(doc, 0) >= 1", "doc in relevance")],
+     "grade-0"),
+    ("mrr_at_k", "MRR beyond the cutoff", [("ranked[:k]", "ranked")], "below the cutoff"),
+    ("mrr_at_k", "grade 0 counted as relevant", [("relevance.get(doc, 0) >= 1", "doc in relevance")],
+     "graded 0"),
+    ("mrr_at_k", "ranks counted from 0", [("start=1", "start=0"), ("1.0 / rank", "1.0 / (rank or 1)")],
+     "ranks start at 1"),
+    ("ndcg_at_k", "ideal DCG from the retrieved list",
+     [("sorted(relevance.values(), reverse=True)[:k]", "sorted((relevance.get(d, 0) for d in ranked[:k]), reverse=True)")],
+     "not from the retrieved list"),
+    ("ndcg_at_k", "binary gains on graded labels",
+     [("dcg(sorted(relevance.values(), reverse=True)[:k])", "dcg(sorted((1 for g in relevance.values() if g), reverse=True)[:k])"),
+      ("relevance.get(doc, 0) for doc", "min(relevance.get(doc, 0), 1) for doc")], "linear"),
+    ("ndcg_at_k", "exponential gains (another convention than the one stated)",
+     [("grade / math.log2", "(2 ** grade - 1) / math.log2")], "linear"),
+    ("ndcg_at_k", "discount off by one", [("math.log2(rank + 1)", "math.log2(rank + 2)")], "expected"),
+    ("ndcg_at_k", "ideal not cut at k", [("reverse=True)[:k])", "reverse=True))")], "cut"),
+    ("ndcg_at_k", "no cutoff on the ranked list", [("for doc in ranked[:k]", "for doc in ranked")], "top k"),
+    ("harvest_sql", "other tool calls harvested too", [(" WHERE t.tool_name = 'retrieval_result'\n   AND", " WHERE")],
+     "other tool calls"),
+    ("harvest_sql", "joined on the log id instead of the turn id",
+     [("ON u.id = JSON_VALUE(t.arguments, '$.turn_id' RETURNING NUMBER)", "ON u.id = t.id")], ""),
+    ("harvest_sql", "no ORDER BY", [("\n ORDER BY t.id", "")], "order"),
+    ("harvest_sql", "the whole arguments document as the candidates",
+     [("JSON_QUERY(t.arguments, '$.candidates')", "JSON_QUERY(t.arguments, '$')")], ""),
+    ("harvest_sql", "a column not aliased", [("AS candidate_ids", "AS candidates")], "candidate_ids"),
+]
+
+#: Other correct answers: (TODO, code)
+OTHER_CORRECT = [
+    ("recall_at_k", "def recall_at_k(ranked, relevance, k):\n"
+                    "    rel = [d for d, g in relevance.items() if g > 0]\n"
+                    "    return sum(d in ranked[:k] for d in rel) / len(rel) if rel else 0.0\n"),
+    ("precision_at_k", "def precision_at_k(ranked, relevance, k):\n"
+                       "    hits = 0\n    for d in ranked[:k]:\n        hits += relevance.get(d, 0) > 0\n"
+                       "    return hits / k\n"),
+    ("mrr_at_k", "def mrr_at_k(ranked, relevance, k):\n"
+                 "    ranks = [i + 1 for i, d in enumerate(ranked[:k]) if relevance.get(d, 0) >= 1]\n"
+                 "    return 1 / ranks[0] if ranks else 0.0\n"),
+    ("ndcg_at_k", "import numpy as np\n"
+                  "def ndcg_at_k(ranked, relevance, k):\n"
+                  "    gains = np.array([relevance.get(d, 0) for d in ranked[:k]], dtype=float)\n"
+                  "    ideal = np.array(sorted(relevance.values(), reverse=True)[:k], dtype=float)\n"
+                  "    disc = lambda n: 1 / np.log2(np.arange(2, n + 2))\n"
+                  "    idcg = float((ideal * disc(len(ideal))).sum())\n"
+                  "    return float((gains * disc(len(gains))).sum()) / idcg if idcg else 0.0\n"),
+    ("harvest_sql", 'harvest_sql = """SELECT JSON_QUERY(r.arguments, \'$.candidates\') AS candidate_ids,\n'
+                    "       r.id AS log_id, q.content AS question, JSON_VALUE(r.arguments, '$.tenant') AS tenant\n"
+                    "  FROM conversation_memory q, tool_log r\n"
+                    " WHERE r.tool_name = 'retrieval_result'\n"
+                    "   AND q.id = JSON_VALUE(r.arguments, '$.turn_id' RETURNING NUMBER)\n"
+                    ' ORDER BY log_id"""\n'),
+]
+
+
+@pytest.fixture(scope="module")
+def conn(tmp_path_factory):
+    connection = connect(tmp_path_factory.mktemp("part06") / "workshop.db")
+    create_memory_tables(connection)
+    yield connection
+    connection.close()
+
+
+def _counts(conn) -> tuple[int, int]:
+    with conn.cursor() as cur:
+        cur.execute("SELECT (SELECT COUNT(*) FROM tool_log), (SELECT COUNT(*) FROM conversation_memory) FROM dual")
+        return cur.fetchone()
+
+
+def _run(todo: str, source: str, conn=None):
+    namespace: dict = {"math": math}
+    exec(compile(source, f"<{todo}>", "exec"), namespace)  # noqa: S102 - the notebook's own cell
+    check = getattr(part06, f"check_{todo}")
+    if todo == "harvest_sql":
+        before = _counts(conn)
+        try:
+            return check(conn, namespace["harvest_sql"])
+        finally:
+            assert _counts(conn) == before, "the harvest check left rows behind"
+    return check(namespace[todo])
+
+
+def _variant(todo: str, replacements) -> str:
+    source = SOLUTION_CELLS[TODOS[todo]]
+    for old, new in replacements:
+        assert old in source, f"{old!r} is not in the solution of {todo}"
+        source = source.replace(old, new)
+    return source
+
+
+@pytest.mark.parametrize("todo", TODOS)
+def test_the_solution_passes(todo, conn):
+    _run(todo, SOLUTION_CELLS[TODOS[todo]], conn)
+
+
+@pytest.mark.parametrize(("todo", "source"), OTHER_CORRECT, ids=[t for t, _ in OTHER_CORRECT])
+def test_another_correct_answer_passes(todo, source, conn):
+    _run(todo, source, conn)
+
+
+@pytest.mark.parametrize("todo", TODOS)
+def test_the_untouched_stub_fails(todo, conn):
+    stub = STUDENT_CELLS[TODOS[todo]]
+    assert "TODO" in stub and "BEGIN SOLUTION" not in stub
+    with pytest.raises(CheckpointFailed, match="not done yet|harvest_sql"):
+        _run(todo, stub, conn)
+
+
+@pytest.mark.parametrize(("todo", "mistake", "replacements", "reason"), WRONG_ANSWERS,
+                         ids=[f"{t}: {m}" for t, m, _, _ in WRONG_ANSWERS])
+def test_each_wrong_answer_fails(todo, mistake, replacements, reason, conn):
+    with pytest.raises(CheckpointFailed) as failure:
+        _run(todo, _variant(todo, replacements), conn)
+    assert reason in str(failure.value), f"{mistake}: {failure.value}"
+
+
+def test_the_harvest_check_sees_only_its_own_session(conn):
+    """Rows already logged by someone else do not disturb the check (and stay where they are)."""
+    from workshop.memory.conversation import write_conversation
+    from workshop.memory.retrieval_log import write_retrieval_result
+    turn = write_conversation(conn, "someone-else", "user", "an older question")
+    write_retrieval_result(conn, "someone-else", turn, "an older question", ["X1"], tool="t", tenant="acme")
+    part06.check_harvest_sql(conn, labelling.HARVEST_SQL)
+    assert [r["question"] for r in labelling.harvest(conn)][-1] == "an older question"

@@ -1,0 +1,98 @@
+"""The ablation runner, the tables and the paired bootstrap: shapes, warm-up handling, determinism,
+and the strategies on a real knowledge base (tenant-correct, repeatable). No test says which wins."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tests.pipeline.kb_db import kb_template, secured, secured_db  # noqa: F401
+from workshop.data import load_chunks, load_golden_queries
+from workshop.evaluation import ablation, bootstrap, strategies
+from workshop.pipeline.search import pipeline_sql, scope_predicates
+
+QUERIES = [{"query_id": "A", "intent": "x", "relevance": {"d1": 3, "d2": 1}},
+           {"query_id": "B", "intent": "y", "relevance": {"d3": 2}},
+           {"query_id": "U", "intent": "y", "relevance": {"d9": 0}}]
+
+
+def _runs() -> pd.DataFrame:
+    rows = []
+    for name, lists, times in (("one", [["d1", "d2"], ["x", "d3"], ["d9"]], [900.0, 10.0, 30.0]),
+                               ("two", [["d2", "d1"], ["d3"], []], [50.0, 20.0, 40.0])):
+        for i, (q, ranked, ms) in enumerate(zip(QUERIES, lists, times)):
+            rows.append({"strategy": name, "query_id": q["query_id"], "intent": q["intent"], "ranked": ranked,
+                         "latency_ms": ms, "warm_up": i == 0})
+    return pd.DataFrame(rows)
+
+
+def test_unanswerable_queries_are_left_out_and_the_warm_up_reported_apart():
+    runs = _runs()
+    scores = ablation.score_runs(runs, QUERIES)
+    assert set(scores["query_id"]) == {"A", "B"}
+    table = ablation.summary_table(scores, runs)
+    assert list(table.index) == ["one", "two"]
+    assert table.loc["one", "first call ms"] == 900.0
+    assert table.loc["one", "p50 ms"] == pytest.approx(20.0)          # median of 10 and 30, without the 900
+    assert table.loc["one", "p50 ms"] <= table.loc["one", "p95 ms"]
+    metric_columns = list(ablation.COLUMNS)
+    assert ((table[metric_columns] >= 0) & (table[metric_columns] <= 1)).all().all()
+    assert table.loc["one", "mrr@10"] == pytest.approx((1 + 1 / 2) / 2)
+
+
+def test_per_intent_counts_queries():
+    scores = ablation.score_runs(_runs(), QUERIES)
+    intents = ablation.per_intent(scores)
+    assert intents.loc["x", "queries"] == 1 and intents.loc["y", "queries"] == 1
+
+
+def test_paired_bootstrap_is_reproducible_and_brackets_the_mean():
+    rng = np.random.default_rng(0)
+    a = rng.random(40)
+    b = a + 0.1 + rng.normal(0, 0.05, 40)
+    first = bootstrap.paired_bootstrap(a, b)
+    assert first == bootstrap.paired_bootstrap(a, b)
+    assert first["ci_low"] < first["diff"] < first["ci_high"]
+    assert first["diff"] == pytest.approx(float(np.mean(b - a)))
+    assert bootstrap.paired_bootstrap(a, b, seed=1) != first
+    same = bootstrap.paired_bootstrap(a, a)
+    assert same == {"diff": 0.0, "ci_low": 0.0, "ci_high": 0.0}
+    assert bootstrap.win_tie_loss([0.1, 0.5, 0.3], [0.2, 0.5, 0.1]) == {"win": 1, "tie": 1, "loss": 1}
+    with pytest.raises(ValueError):
+        bootstrap.paired_bootstrap([1.0], [1.0, 2.0])
+
+
+def test_differences_pair_queries_by_id():
+    scores = ablation.score_runs(_runs(), QUERIES)
+    diffs = ablation.differences(scores, "one")
+    assert list(diffs["comparison"].unique()) == ["two - one"]
+    assert set(diffs["metric"]) == {"ndcg@10", "recall@20", "mrr@10"}
+    assert (diffs[["win", "tie", "loss"]].sum(axis=1) == 2).all()
+
+
+def test_the_unfiltered_statement_drops_only_the_stage_2_predicates():
+    sql = pipeline_sql("M", "R", ":collection_1")
+    unfiltered = strategies.unfiltered_sql(sql, ":collection_1")
+    assert scope_predicates(":collection_1") not in unfiltered and ":user_id" not in unfiltered
+    assert unfiltered.count("d.collection IN (:collection_1)") == 2
+    with pytest.raises(RuntimeError):
+        strategies.unfiltered_sql("SELECT 1 FROM dual", ":collection_1")
+
+
+def test_the_strategies_on_a_knowledge_base_are_tenant_correct_and_repeatable(secured):  # noqa: F811
+    tenant_of = {c["chunk_id"]: c["tenant"] for c in load_chunks()}
+    golden = load_golden_queries()[:3]
+    names = ("vector", "hybrid_rrf", "pipeline_unfiltered")
+    runs = ablation.run_strategies(secured, golden, names)
+    again = ablation.run_strategies(secured, golden, names)
+    assert runs["ranked"].tolist() == again["ranked"].tolist()
+    for row in runs.itertuples():
+        assert 0 < len(row.ranked) <= strategies.DEPTH and len(set(row.ranked)) == len(row.ranked)
+        tenant = next(q["tenant"] for q in golden if q["query_id"] == row.query_id)
+        assert {tenant_of.get(i, tenant) for i in row.ranked} == {tenant}, (row.strategy, row.query_id)
+    assert runs.groupby("strategy")["warm_up"].sum().tolist() == [1, 1, 1]
+
+
+def test_the_knowledge_base_is_prepared_once(secured):  # noqa: F811
+    assert strategies.knowledge_base_ready(secured)
+    assert strategies.prepare_knowledge_base(secured) is False

@@ -1,0 +1,65 @@
+"""Can a golden set decide between designs? Measurements of the weaknesses issue 13 lists.
+
+- `shared_content_words`: the content words (tokens minus Oracle Text's default stopwords, with a
+  crude plural fold) a question shares with a chunk. A *true paraphrase* shares none with any of its
+  grade-3 chunks; a test of golden set version 2 applies `paraphrase_violations` to every paraphrase.
+- `bare_identifier`: a question that is nothing but codes (``ORA-51962``): vector search fails it by
+  construction, so a set of only such questions decides "hybrid vs vector" by how it was built.
+- `audit`: the whole report for one set, as a one-row-per-query DataFrame.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from workshop.retrieval.keywords import DEFAULT_STOPWORDS
+
+_WORD = re.compile(r"[^\W_]+")
+#: A code-like token: digits or connectors inside (ORA-51962, trigger_tokens, 23.26.0), or ALL CAPS (EFCONSTRUCTION).
+_IDENTIFIER = re.compile(r"^(?:[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+|[A-Z][A-Z0-9]{3,}|[A-Za-z]*\d[A-Za-z0-9]*)$")
+
+
+def _fold(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def content_words(text: str) -> set[str]:
+    return {_fold(w) for w in _WORD.findall(text.lower()) if w not in DEFAULT_STOPWORDS and len(w) > 1}
+
+
+def shared_content_words(question: str, chunk_text: str) -> set[str]:
+    return content_words(question) & content_words(chunk_text)
+
+
+def bare_identifier(question: str) -> bool:
+    parts = question.split()
+    return bool(parts) and all(_IDENTIFIER.match(p.strip("?.,")) for p in parts)
+
+
+def paraphrase_violations(queries: Sequence[Mapping], chunk_text: Mapping[str, str],
+                          intent: str = "paraphrase") -> dict[str, dict[str, set[str]]]:
+    """query_id -> {grade-3 chunk id: the content words it shares with the question}, only where any."""
+    out: dict[str, dict[str, set[str]]] = {}
+    for q in queries:
+        if q["intent"] != intent:
+            continue
+        shared = {c: shared_content_words(q["query"], chunk_text[c]) for c, g in q["relevance"].items() if g == 3}
+        shared = {c: words for c, words in shared.items() if words}
+        if shared:
+            out[q["query_id"]] = shared
+    return out
+
+
+def audit(queries: Sequence[Mapping], chunk_text: Mapping[str, str]) -> pd.DataFrame:
+    """Per query: intent, bare identifier?, share of question content words found in its grade-3 chunks."""
+    rows = []
+    for q in queries:
+        words = content_words(q["query"])
+        best = [chunk_text[c] for c, g in q["relevance"].items() if g == 3 and c in chunk_text]
+        found = set().union(*(content_words(t) for t in best)) if best else set()
+        rows.append({"query_id": q["query_id"], "intent": q["intent"], "bare_identifier": bare_identifier(q["query"]),
+                     "answerable": any(g >= 1 for g in q["relevance"].values()),
+                     "word_overlap": len(words & found) / len(words) if words else 0.0})
+    return pd.DataFrame(rows)
