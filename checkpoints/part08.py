@@ -50,7 +50,8 @@ PROBE_CONVERSATION = [
      "metadata": {"tenant": "globex", "source": "chat", "channel": "web"}},
     {"role": "tool", "tool": "case_lookup", "content": "Case CASE-7710 was escalated to billing on 3 May.",
      "metadata": {"tenant": "globex", "source": "case-db"}},
-    {"role": "assistant", "content": "Cheers, talk soon.", "metadata": {"tenant": "globex", "source": "chat"}},
+    {"role": "assistant", "content": "Thanks, all confirmed! Cheers, talk soon.",
+     "metadata": {"tenant": "globex", "source": "chat"}},
 ]
 
 
