@@ -426,7 +426,7 @@ def oamp_environment() -> str | None:
     import os
     venv = Path(os.environ.get("OAMP_VENV") or config.PROJECT_ROOT / OAMP_VENV)
     found = sorted(venv.glob("lib/python*/site-packages/oracleagentmemory-*.dist-info"))
-    return found[-1].name.split("-")[1].removesuffix(".dist-info") if found else None
+    return found[-1].name.removesuffix(".dist-info").split("-")[1] if found else None
 
 
 def check_oamp(conn) -> CheckResult:
