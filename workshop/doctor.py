@@ -15,6 +15,7 @@ import sys
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import oracledb
 import pandas as pd
@@ -415,6 +416,50 @@ def main() -> int:
     print(report(results))
     return 0 if all(r.ok for r in results) else 1
 
+# --------------------------------------------------------------------------- part 08: Oracle AI Agent Memory
+OAMP_VENV = ".venv-oamp"
+OAMP_PRIVILEGES = ("CREATE TABLE", "CREATE JOB")
+
+
+def oamp_environment() -> str | None:
+    """The oracleagentmemory version installed in the OAMP virtualenv (OAMP_VENV or $OAMP_VENV), or None."""
+    import os
+    venv = Path(os.environ.get("OAMP_VENV") or config.PROJECT_ROOT / OAMP_VENV)
+    found = sorted(venv.glob("lib/python*/site-packages/oracleagentmemory-*.dist-info"))
+    return found[-1].name.removesuffix(".dist-info").split("-")[1] if found else None
+
+
+def check_oamp(conn) -> CheckResult:
+    """Can part 08's OAMP cells run: Oracle, the package in its own environment, the privileges for its schema
+    objects and its purge job, and a default tablespace that is not SYSTEM (OAMP creates JSON objects)."""
+    name = "OAMP (part 08)"
+    if is_embedded(conn):
+        return CheckResult(name, True, "not applicable: OAMP needs Oracle; part 08 runs its mirror on this engine")
+    version = oamp_environment()
+    if version is None:
+        return CheckResult(name, False, f"oracleagentmemory is not installed in {OAMP_VENV}",
+                           "run: scripts/setup_oamp_env.sh (its own virtualenv and the kernel workshop-oamp)")
+    with conn.cursor() as cur:
+        cur.execute("SELECT privilege FROM session_privs ORDER BY privilege")
+        held = {r[0] for r in cur.fetchall()}
+        cur.execute("SELECT default_tablespace FROM user_users")
+        tablespace = (cur.fetchone() or [None])[0]
+    missing = [p for p in OAMP_PRIVILEGES if p not in held]
+    if missing:
+        user = scalar(conn, "SELECT USER FROM dual") or "<user>"
+        return CheckResult(name, False, f"oracleagentmemory {version} installed; missing {', '.join(missing)} (CREATE "
+                                        "JOB runs its expired-record purge)",
+                           "as SYSDBA in the PDB run: " + "; ".join(f"GRANT {p} TO {user}" for p in missing))
+    if tablespace == "SYSTEM":
+        return CheckResult(name, False, "the default tablespace is SYSTEM, which cannot hold OAMP's JSON objects",
+                           "use a dedicated application schema (the devcontainer's workshop user), not SYSTEM")
+    return CheckResult(name, True, f"oracleagentmemory {version} in {OAMP_VENV}; CREATE TABLE and CREATE JOB held; "
+                                   f"default tablespace {tablespace}")
+
+
+CHECKS = CHECKS + (("OAMP (part 08)", check_oamp, "run: scripts/setup_oamp_env.sh"),)
+
 
 if __name__ == "__main__":
     sys.exit(main())
+

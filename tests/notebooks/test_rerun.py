@@ -48,3 +48,4 @@ def test_solution_runs_twice_without_error(notebook, set_up_database, monkeypatc
 def test_there_are_solution_notebooks():
     assert len(SOLUTIONS) >= 4
     assert any(p.name.startswith("04_") for p in SOLUTIONS)      # part 04 (knowledge retrieval) is covered
+    assert any(p.name.startswith("08_") for p in SOLUTIONS)      # part 08 (OAMP and its mirror) is covered

@@ -1,0 +1,226 @@
+"""Part 08's checkpoints, driven by the notebook's own cells.
+
+For every TODO of the mirror: the solution passes, another correct answer passes, the untouched student stub
+fails with a friendly CheckpointFailed, and each plausible wrong answer (the table WRONG) fails with a reason that
+names the mistake. The OAMP TODO is checked on Oracle with the package (marked `oracle`, the Oracle CI job) and
+skips with its reason here. Cells run in one namespace per test, on a private copy of a set-up database.
+
+Accepted on purpose: any order of the rules that gives the same records (the records are compared as a multiset);
+extra columns in the search rows; the pool size and RRF k written as literals (20, 60) or as binds.
+"""
+from __future__ import annotations
+
+import oracledb
+import pytest
+
+from checkpoints import part08
+from checkpoints.framework import CheckpointFailed
+from tests.checkpoints.shared import Wrong, apply_edit, copy_db, kinds_covered, wrong_params
+from workshop.config import PROJECT_ROOT
+from workshop.notebooks import read_notebook
+
+SOLUTION = PROJECT_ROOT / "solutions" / "08_oracle_ai_agent_memory.ipynb"
+STUDENT = PROJECT_ROOT / "notebooks" / "08_oracle_ai_agent_memory.ipynb"
+TODOS = {"extract_memories": ("p08-todo1", "p08-check1", ()),
+         "search_memories": ("p08-todo2", "p08-check2", ("store.create(conn)",))}
+
+
+def _cells(path) -> dict[str, str]:
+    return {cell.id: cell.source for cell in read_notebook(path).cells if cell.cell_type == "code"}
+
+
+SOLUTION_CELLS = _cells(SOLUTION)
+STUDENT_CELLS = _cells(STUDENT)
+
+WRONG = [
+    # TODO extract_memories
+    Wrong("extract_memories", "clause", "keeps-greeting", "keeps a greeting",
+          edit=(("if is_greeting(sentence) or has_secret(sentence):", "if has_secret(sentence):"),)),
+    Wrong("extract_memories", "clause", "keeps-secret", "keeps the one-time code",
+          edit=(("if is_greeting(sentence) or has_secret(sentence):", "if is_greeting(sentence):"),)),
+    Wrong("extract_memories", "clause", "loses-metadata", "loses inherited metadata",
+          edit=(("metadata = inherited_metadata(message, inherit)", "metadata = {}"),)),
+    Wrong("extract_memories", "probe", "ignores-inherit", "metadata keys the policy does not inherit",
+          edit=(("metadata = inherited_metadata(message, inherit)",
+                 "metadata = inherited_metadata(message, ('tenant', 'source', 'tags'))"),)),
+    Wrong("extract_memories", "clause", "tool-fact-without-source", "loses inherited metadata",
+          edit=(("metadata[\"confirmed_by\"] = f\"tool:{message['tool']}\"", "pass"),)),
+    Wrong("extract_memories", "other", "no-preference-rule", "the policy drops 'I prefer",
+          edit=(("            elif is_preference(sentence):\n                kind = \"preference\"\n", ""),)),
+    Wrong("extract_memories", "other", "keeps-everything", "not durable",
+          edit=(("            else:\n                continue\n", "            else:\n                kind = \"memory\"\n"),)),
+    Wrong("extract_memories", "probe", "fixed-scope", "the scope passed in",
+          edit=(("user_id=user_id, agent_id=agent_id, metadata", "user_id=\"customer_4471\", agent_id=agent_id, "
+                                                             "metadata"),)),
+    Wrong("extract_memories", "next-cell", "drops-identifiers", "the policy drops",
+          edit=(("elif identifiers(sentence) or is_confirmed_state(sentence):", "elif is_confirmed_state(sentence):"),)),
+    # TODO search_memories
+    Wrong("search_memories", "clause", "vector-leg-unscoped", "another user",
+          edit=(("    FROM agent_memories\n   WHERE user_id = :user_id AND agent_id = :agent_id\n   ORDER BY vec_rank",
+                 "    FROM agent_memories\n   WHERE agent_id = :agent_id\n   ORDER BY vec_rank"),)),
+    Wrong("search_memories", "clause", "lexical-leg-unscoped", "another user",
+          edit=(("     AND user_id = :user_id AND agent_id = :agent_id\n", "     AND agent_id = :agent_id\n"),)),
+    Wrong("search_memories", "clause", "no-lexical-leg", "lexical leg is missing",
+          edit=(("COALESCE(1 / (60 + v.vec_rank), 0) + COALESCE(1 / (60 + l.lex_rank), 0)",
+                 "COALESCE(1 / (60 + v.vec_rank), 0)"),)),
+    Wrong("search_memories", "clause", "no-vector-leg", "expected",
+          edit=(("COALESCE(1 / (60 + v.vec_rank), 0) + COALESCE(1 / (60 + l.lex_rank), 0)",
+                 "COALESCE(1 / (60 + l.lex_rank), 0)"),)),
+    Wrong("search_memories", "probe", "row-number-lexical-ties", "expected",
+          edit=(("DENSE_RANK() OVER (ORDER BY SCORE(1) DESC)", "ROW_NUMBER() OVER (ORDER BY SCORE(1) DESC, memory_id)"),)),
+    Wrong("search_memories", "probe", "fixed-k", "expected at most 2 rows",
+          edit=((" FETCH FIRST :k ROWS ONLY\"\"\"", " FETCH FIRST 5 ROWS ONLY\"\"\""),
+                ("agent_id=agent_id,\n                    k=int(k))", "agent_id=agent_id)"))),
+    Wrong("search_memories", "method", "formatted-user", "into the SQL text",
+          edit=(("   WHERE user_id = :user_id AND agent_id = :agent_id\n   ORDER BY vec_rank",
+                 "   WHERE user_id = '{user_id}' AND agent_id = :agent_id\n   ORDER BY vec_rank"),
+                ("sql = f\"\"\"WITH", "sql = f\"\"\"WITH"), (" FETCH FIRST :k ROWS ONLY\"\"\"",
+                                                            " FETCH FIRST :k ROWS ONLY\"\"\".replace('{user_id}', user_id)"))),
+    Wrong("search_memories", "method", "two-statements", "ONE statement",
+          edit=(("    with conn.cursor() as cur:\n",
+                 "    with conn.cursor() as cur:\n        cur.execute('SELECT COUNT(*) FROM agent_memories')\n"
+                 "        cur.fetchall()\n"),)),
+    Wrong("search_memories", "next-cell", "tuples-not-dicts", "'memory_id' and 'content'",
+          edit=(("return [dict(zip(names, row)) for row in cur.fetchall()]", "return cur.fetchall()"),)),
+]
+
+CORRECT = {
+    "extract_memories": (("            elif is_preference(sentence):\n                kind = \"preference\"\n"
+                          "            elif identifiers(sentence) or is_confirmed_state(sentence):\n",
+                          "            elif is_preference(sentence) and not message[\"role\"] == \"tool\":\n"
+                          "                kind = \"preference\"\n"
+                          "            elif is_confirmed_state(sentence) or identifiers(sentence):\n"),),
+    "search_memories": (("FETCH FIRST 20 ROWS ONLY),\nlex", "FETCH FIRST :pool ROWS ONLY),\nlex"),
+                        ("user_id=user_id, agent_id=agent_id,\n                    k=int(k))",
+                         "user_id=user_id, agent_id=agent_id,\n                    k=int(k), pool=20)"),
+                        ("COALESCE(1 / (60 + v.vec_rank), 0) + COALESCE(1 / (60 + l.lex_rank), 0) AS rrf_score",
+                         "NVL(1 / (60 + l.lex_rank), 0) + NVL(1 / (60 + v.vec_rank), 0) AS rrf_score")),
+}
+
+
+@pytest.fixture
+def db_copy(built_db, tmp_path, monkeypatch):
+    path = copy_db(built_db, tmp_path / "workshop.db")
+    monkeypatch.setenv("WORKSHOP_EMBEDDED_DB", str(path))
+    monkeypatch.delenv("ORACLE_DSN", raising=False)
+    return path
+
+
+@pytest.fixture
+def notebook(db_copy, monkeypatch):
+    monkeypatch.chdir(PROJECT_ROOT / "solutions")
+    namespace: dict = {"__name__": "__notebook__"}
+
+    def run(*sources: str) -> dict:
+        for source in sources:
+            exec(compile(source, "<cell>", "exec"), namespace)  # noqa: S102 - the notebook's own cells
+        return namespace
+
+    run(SOLUTION_CELLS["p08-path"], SOLUTION_CELLS["p08-setup"])
+    yield run
+    conn = namespace.get("conn")
+    if conn is not None and conn.is_healthy():
+        conn.rollback()
+        conn.close()
+
+
+def run_todo(notebook, todo: str, source: str) -> None:
+    cell, checkpoint_cell, before = TODOS[todo]
+    notebook(*(SOLUTION_CELLS.get(c, c) for c in before))
+    notebook(source)
+    notebook(SOLUTION_CELLS[checkpoint_cell])
+
+
+def test_every_todo_has_each_kind_of_wrong_answer_it_can_have():
+    covered = kinds_covered(WRONG)
+    for todo in TODOS:
+        assert {"clause", "probe", "next-cell"} <= covered[todo], (todo, covered[todo])
+    assert "method" in covered["search_memories"]
+
+
+@pytest.mark.parametrize("todo", list(TODOS))
+def test_the_solution_passes(notebook, todo, capsys):
+    run_todo(notebook, todo, SOLUTION_CELLS[TODOS[todo][0]])
+    assert "passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("todo", list(TODOS))
+def test_another_correct_answer_passes(notebook, todo, capsys):
+    run_todo(notebook, todo, apply_edit(SOLUTION_CELLS[TODOS[todo][0]], CORRECT[todo]))
+    assert "passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("todo", list(TODOS))
+def test_the_student_stub_fails(notebook, todo):
+    with pytest.raises(CheckpointFailed) as failure:
+        run_todo(notebook, todo, STUDENT_CELLS[TODOS[todo][0]])
+    assert failure.value.nothing_yet and "not done yet" in str(failure.value).lower() or "TODO" in str(failure.value)
+
+
+@pytest.mark.parametrize("wrong", wrong_params(WRONG, "extract_memories"))
+def test_wrong_extraction_fails(notebook, wrong):
+    with pytest.raises(CheckpointFailed) as failure:
+        run_todo(notebook, wrong.todo, apply_edit(SOLUTION_CELLS[TODOS[wrong.todo][0]], wrong.edit))
+    assert wrong.reason in failure.value.reason
+
+
+@pytest.mark.parametrize("wrong", wrong_params(WRONG, "search_memories"))
+def test_wrong_search_fails(notebook, wrong):
+    with pytest.raises(CheckpointFailed) as failure:
+        run_todo(notebook, wrong.todo, apply_edit(SOLUTION_CELLS[TODOS[wrong.todo][0]], wrong.edit))
+    assert wrong.reason in failure.value.reason
+
+
+def test_the_search_check_leaves_the_table_as_it_found_it(notebook):
+    ns = notebook("store.create(conn)", SOLUTION_CELLS["p08-todo2"])
+    with ns["conn"].cursor() as cur:
+        cur.execute("SELECT COUNT(*) FROM agent_memories")
+        before = cur.fetchone()[0]
+    notebook(SOLUTION_CELLS["p08-check2"])
+    with ns["conn"].cursor() as cur:
+        cur.execute("SELECT COUNT(*) FROM agent_memories")
+        assert cur.fetchone()[0] == before
+
+
+def test_the_search_check_without_the_table_says_what_to_run(notebook):
+    ns = notebook(SOLUTION_CELLS["p08-todo2"])
+    with pytest.raises(CheckpointFailed, match="AGENT_MEMORIES"):
+        notebook(SOLUTION_CELLS["p08-check2"])
+    assert ns["conn"].is_healthy()
+
+
+def test_the_oamp_check_skips_with_its_reason_on_the_embedded_engine(notebook, capsys):
+    notebook(SOLUTION_CELLS["p08-oamp-imports"], SOLUTION_CELLS["p08-todo3"], SOLUTION_CELLS["p08-check3"])
+    out = capsys.readouterr().out
+    assert "skipped: the embedded engine cannot run OAMP" in out and "TODO 3" in out
+
+
+def test_the_oamp_check_is_named_for_its_todo():
+    assert part08.check_make_hybrid_memory.todo_name == "make_hybrid_memory"
+    assert part08.check_make_hybrid_memory.label_now().startswith("TODO 3:")
+
+
+@pytest.fixture
+def oracle_conn():
+    """A live Oracle connection (the Oracle CI job sets ORACLE_DSN), else the test skips with the reason."""
+    import os
+    if not os.environ.get("ORACLE_DSN"):
+        pytest.skip("needs a live Oracle AI Database (ORACLE_DSN) and the OAMP environment (scripts/setup_oamp_env.sh)")
+    from workshop import db
+    conn = db.connect()
+    yield conn
+    conn.close()
+
+
+@pytest.mark.oracle
+def test_oamp_todo_on_oracle(oracle_conn):      # runs in the Oracle CI job, with the OAMP environment's Python
+    pytest.importorskip("oracleagentmemory", reason="oracleagentmemory is installed only in the OAMP environment")
+    from workshop.agent_memory import oamp
+    for cells, passes in ((SOLUTION_CELLS, True), (STUDENT_CELLS, False)):
+        namespace: dict = {"__name__": "__notebook__", "MODEL": "ALL_MINILM_L6_V2", "oamp": oamp}
+        exec(compile(cells["p08-todo3"], "<cell>", "exec"), namespace)  # noqa: S102 - the notebook's own cell
+        if passes:
+            part08.check_make_hybrid_memory(oracle_conn, namespace["make_hybrid_memory"])
+        else:
+            with pytest.raises(CheckpointFailed):
+                part08.check_make_hybrid_memory(oracle_conn, namespace["make_hybrid_memory"])
