@@ -16,7 +16,6 @@ import re
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -25,12 +24,15 @@ import sqlglot.errors
 
 from . import builtins as B
 from . import catalog as C
-from . import errors
+from . import errors, function_registry
 from . import values as V
 from .ddl import DdlExecutor
 from .dialect import parse
 from .dml import DmlTranslator
+from .function_registry import _sql_value
 from .lexing import bind_names, code_mask, leading_words, split_returning_into, strip_comments
+from .plsql import run_block
+from .statement import Result, StatementState
 from .translate import Plan, Translator, bind_param, unsupported
 from .vector_cache import VectorCache
 
@@ -38,33 +40,11 @@ DEFAULT_BUSY_TIMEOUT_S = float(os.environ.get("WORKSHOP_BUSY_TIMEOUT", "15"))
 _SYSTIMESTAMP_CALL = re.compile(r"(?i)\bSYSTIMESTAMP\s*\(")
 
 
-@dataclass
-class Result:
-    rows: list[tuple] = field(default_factory=list)
-    columns: list[str] = field(default_factory=list)
-    column_types: list[str | None] = field(default_factory=list)
-    rowcount: int = 0
-    returning: list[list[Any]] | None = None
-    is_query: bool = False
-    column_specs: list = field(default_factory=list)
-
-
-class StatementState:
-    """What user functions may read while one statement runs."""
-
-    def __init__(self):
-        self.text_hits: dict[int, dict[int, int]] = {}
-        self.model_outputs: dict[int, dict[tuple, Any]] = {}
-        self.error: BaseException | None = None
-        self.plan = None
-        self.collect: dict[int, list[tuple]] | None = None
-        self.placeholders: dict[int, Any] = {}
-
-
 class Engine:
     """One SQLite connection speaking Oracle SQL."""
 
-    def __init__(self, path: str | os.PathLike, busy_timeout: float | None = None):
+    def __init__(self, path: str | os.PathLike, busy_timeout: float | None = None,
+                 install: Callable[["Engine"], None] | None = None):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.busy_timeout = DEFAULT_BUSY_TIMEOUT_S if busy_timeout is None else busy_timeout
@@ -94,8 +74,8 @@ class Engine:
         self.procedures: dict[str, Callable] = {}
         self.table_functions: dict[str, Callable] = {}
         self._register_functions()
-        from . import extensions
-        extensions.install(self)
+        if install is not None:  # the plug-ins (workshop.embedded.extensions): the engine imports none
+            install(self)
         C.DICTIONARY_NAMES.update(self.extensions.get("views", {}))
         self._run_with_retry(lambda: C.bootstrap(self.db, self.extensions.get("views"),
                                                  self.extensions.get("bootstrap")))
@@ -149,7 +129,6 @@ class Engine:
         self.db.create_aggregate(name, nargs, Wrapped)
 
     def _register_functions(self) -> None:
-        from . import function_registry
         function_registry.register_all(self)
         self.register("ORA_TEXT_SCORE", self._text_score, 2)
         self.register("ORA_MODEL_CALL", self._model_call, -1)
@@ -314,7 +293,6 @@ class Engine:
             self.db.execute(f'SAVEPOINT "{words[1]}"')
             return Result()
         if kind in ("BEGIN", "DECLARE"):
-            from .plsql import run_block
             return run_block(self, sql, binds)
         if kind in ("CREATE", "DROP", "ALTER", "TRUNCATE", "COMMENT", "RENAME"):
             self._ddl(sql, words)
@@ -405,7 +383,6 @@ class Engine:
                 self.db.execute(f'CREATE TEMP TABLE "{tf.temp_table}" ({cols})')
             self.db.execute(f'DELETE FROM temp."{tf.temp_table}"')
             marks = ", ".join("?" for _ in tf.columns)
-            from .function_registry import _sql_value
             # Oracle returns a table function's rows (JSON_TABLE, UTL_TO_CHUNKS, ...) in the order
             # it produces them; reverse_unordered_selects scans a table backwards, so store them
             # backwards and an unordered read gives them in their own order.

@@ -15,10 +15,12 @@ import oracledb
 
 from . import errors
 from .lexing import code_mask, split_top_level, strip_comments
+from .statement import Result
 from .translate import unsupported
+from .values import python_value
 
 if TYPE_CHECKING:
-    from .engine import Engine, Result
+    from .engine import Engine
 
 
 def _split_statements(body: str) -> list[str]:
@@ -66,7 +68,6 @@ def _parse_block(sql: str) -> tuple[list[str], set[int] | None]:
 
 
 def run_block(engine: "Engine", sql: str, binds: Any) -> "Result":
-    from .engine import Result
     statements, ignored = _parse_block(sql)
     if isinstance(binds, (list, tuple)) and binds:
         binds = _positional_binds(sql, binds)
@@ -159,5 +160,4 @@ def _evaluate(engine: "Engine", expr: str, binds: Any) -> Any:
     else:
         local = {}
     result = engine._execute(f"SELECT {stripped} FROM DUAL", local, None)
-    from .connection import _python_value
-    return _python_value(result.rows[0][0], result.column_types[0] if result.column_types else None)
+    return python_value(result.rows[0][0], result.column_types[0] if result.column_types else None)
