@@ -53,3 +53,39 @@ def test_each_contract_breaks_on_a_planted_violation(tmp_path, monkeypatch, kind
     toy_config.write_text(textwrap.dedent(config))
     monkeypatch.syspath_prepend(str(tmp_path))
     assert (_lint(toy_config, tmp_path) == 0) == (kind == "clean")
+
+
+def test_the_engine_core_knows_no_plugin(tmp_path):
+    """Without plug-ins the engine runs plain SQL and refuses a plug-in's statement with ORA-03001."""
+    import oracledb
+
+    from workshop.embedded.engine import Engine
+
+    engine = Engine(tmp_path / "core.db")
+    try:
+        assert engine.execute("SELECT 1 FROM dual").rows == [(1,)]
+        with pytest.raises(oracledb.DatabaseError, match="ORA-03001"):
+            engine.execute("CREATE PROPERTY GRAPH g VERTEX TABLES (t)")
+    finally:
+        engine.close()
+
+
+def test_each_engine_owns_its_hooks_and_every_plugin_fills_them(tmp_path):
+    from workshop.embedded import connect
+    from workshop.embedded.extensions import PLUGINS
+
+    assert len({p.name for p in PLUGINS}) == len(PLUGINS)
+    first, second = connect(tmp_path / "a.db"), connect(tmp_path / "b.db")
+    try:
+        hooks = first._engine.hooks
+        assert hooks is not second._engine.hooks
+        assert hooks.procedures is not second._engine.hooks.procedures
+        assert {"CTX_DDL.SYNC_INDEX", "DBMS_RLS.ADD_POLICY", "DBMS_VECTOR.LOAD_ONNX_MODEL",
+                "DBMS_VECTOR_CHAIN.CREATE_PREFERENCE", "DBMS_STATS.GATHER_TABLE_STATS"} <= set(hooks.procedures)
+        assert len(hooks.on_drop_table) == 3 and len(hooks.on_commit) == 2 and len(hooks.before_write) == 1
+        assert hooks.statement_handler("CREATE PROPERTY GRAPH") is not None
+        assert hooks.statement_handler("CREATE OR REPLACE CONTEXT") is not None
+        assert hooks.statement_handler("CREATE SYNONYM") is None
+    finally:
+        first.close()
+        second.close()

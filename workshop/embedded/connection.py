@@ -412,7 +412,7 @@ class EmbeddedConnection(oracledb.Connection):
 
     def __init__(self, path: str | os.PathLike, busy_timeout: float | None = None):  # noqa: D107 - no super()
         self._version = ENGINE_VERSION
-        self._engine = Engine(path, busy_timeout=busy_timeout, install=extensions.install)
+        self._engine = Engine(path, busy_timeout=busy_timeout, plugins=extensions.PLUGINS)
         self._open = True
         self._outputtypehandler = None
         self._inputtypehandler = None
@@ -553,7 +553,7 @@ class EmbeddedConnection(oracledb.Connection):
         return bool(getattr(self, "_open", False))
 
     def gettype(self, name: str):
-        handler = self._engine.extensions.get("gettype")
+        handler = self._engine.hooks.gettype
         if handler is None:
             raise ora_error(4043, f'object {name} does not exist')
         return handler(name)

@@ -17,7 +17,7 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import oracledb
 import sqlglot.errors
@@ -30,6 +30,7 @@ from .ddl import DdlExecutor
 from .dialect import parse
 from .dml import DmlTranslator
 from .function_registry import _sql_value
+from .hooks import EngineHooks, Plugin
 from .lexing import bind_names, code_mask, leading_words, split_returning_into, strip_comments
 from .plsql import run_block
 from .statement import Result, StatementState
@@ -44,7 +45,7 @@ class Engine:
     """One SQLite connection speaking Oracle SQL."""
 
     def __init__(self, path: str | os.PathLike, busy_timeout: float | None = None,
-                 install: Callable[["Engine"], None] | None = None):
+                 plugins: Sequence[Plugin] = ()):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.busy_timeout = DEFAULT_BUSY_TIMEOUT_S if busy_timeout is None else busy_timeout
@@ -68,17 +69,13 @@ class Engine:
         self.catalog = C.Catalog(self.db)
         self._plans: dict[tuple, Plan] = {}
         self.vector_cache = VectorCache(self.db)
-        self.extensions: dict[str, Any] = {}
-        self.commit_hooks: list[Callable[[sqlite3.Connection], None]] = []
-        self.ddl_hooks: dict[str, Callable] = {"translate_query": self._translate_query_text}
-        self.procedures: dict[str, Callable] = {}
-        self.table_functions: dict[str, Callable] = {}
+        self.hooks = EngineHooks(translate_query=self._translate_query_text)
         self._register_functions()
-        if install is not None:  # the plug-ins (workshop.embedded.extensions): the engine imports none
-            install(self)
-        C.DICTIONARY_NAMES.update(self.extensions.get("views", {}))
-        self._run_with_retry(lambda: C.bootstrap(self.db, self.extensions.get("views"),
-                                                 self.extensions.get("bootstrap")))
+        for plugin in plugins:  # workshop.embedded.extensions lists them: the engine imports none
+            plugin.install(self)
+        self.catalog.policy_loader = self.hooks.policies
+        C.DICTIONARY_NAMES.update(self.hooks.views)
+        self._run_with_retry(lambda: C.bootstrap(self.db, self.hooks.views, self.hooks.bootstrap))
 
     # ------------------------------------------------------------------ setup
     def _pragma(self, text: str) -> None:
@@ -151,7 +148,7 @@ class Engine:
             raise unsupported("VECTOR_EMBEDDING / PREDICTION (no model runtime installed)")
         key = tuple(args)
         if key not in outputs:
-            compute = self.extensions.get("model_call")
+            compute = self.hooks.model_call
             outputs.update(compute(self, slot, [key]))
         return outputs[key]
 
@@ -176,7 +173,7 @@ class Engine:
             if not self.in_txn:
                 return
             try:
-                for hook in self.commit_hooks:
+                for hook in self.hooks.on_commit:
                     hook(self.db)
                 self.db.execute("COMMIT")
             except Exception as exc:  # noqa: BLE001 - commit hooks (Oracle Text sync) included
@@ -203,11 +200,11 @@ class Engine:
         return Translator(self.catalog, self._text_index_lookup).translate_query(self._parse(sql))
 
     def _text_index_lookup(self, table: str, column: str):
-        lookup = self.extensions.get("text_index_lookup")
+        lookup = self.hooks.text_index_lookup
         return lookup(self.db, table, column) if lookup else None
 
     def _parse(self, sql: str):
-        rewrite = self.extensions.get("rewrite_sql")
+        rewrite = self.hooks.rewrite_sql
         if rewrite is not None:
             sql = rewrite(self, sql)
         try:
@@ -312,7 +309,7 @@ class Engine:
             self.commit()
         self.begin_write()
         try:
-            DdlExecutor(self.db, self.catalog, self.ddl_hooks).execute(sql, words)
+            DdlExecutor(self.db, self.catalog, self.hooks).execute(sql, words)
         except BaseException:
             self.rollback()
             raise
@@ -374,7 +371,7 @@ class Engine:
                 from .jsonfuncs import json_table_rows
                 rows = json_table_rows(args[0], args[1], tf.spec) if args[0] is not None else []
             else:
-                rows = self.table_functions[tf.name](self, *args)
+                rows = self.hooks.table_functions[tf.name](self, *args)
             cols = ", ".join(f'"{c}"' for c in tf.columns)
             self.db.execute(f'CREATE TEMP TABLE IF NOT EXISTS "{tf.temp_table}" ({cols})')
             existing = [r[1] for r in self.db.execute(f'PRAGMA temp.table_info("{tf.temp_table}")')]
@@ -395,12 +392,12 @@ class Engine:
             self._fill_table_functions(plan, params)
         for search in plan.text_searches:
             query = params.get(search.query_param) if search.query_param else search.query_literal
-            hits = self.extensions["text_search"](self.db, search.index, query)
+            hits = self.hooks.text_search(self.db, search.index, query)
             self.state.text_hits[search.slot] = hits
             if search.filter_param:
                 params[search.filter_param] = json.dumps(list(hits))
         if plan.model_calls and not all(mc.slot in self.state.model_outputs for mc in plan.model_calls):
-            prepare = self.extensions.get("prepare_model_calls")
+            prepare = self.hooks.prepare_model_calls
             if prepare is None:
                 raise unsupported("VECTOR_EMBEDDING / PREDICTION (no model runtime installed)")
             prepare(self, plan, param_rows or [params])
@@ -443,8 +440,8 @@ class Engine:
         if params is None:
             params = self.bind_values(plan, binds, input_types)
         self.begin_write()
-        if "before_write" in self.extensions:
-            self.extensions["before_write"](self)
+        for hook in self.hooks.before_write:
+            hook(self)
         self._prepare_statement_state(plan, params)
         returning = None
         if plan.returning:
@@ -479,8 +476,8 @@ class Engine:
                     raise unsupported("executemany() with a query")
                 param_rows = [self.bind_values(plan, row, input_types) for row in rows]
                 self.begin_write()
-                if "before_write" in self.extensions:
-                    self.extensions["before_write"](self)
+                for hook in self.hooks.before_write:
+                    hook(self)
                 if plan.model_calls:
                     self._prepare_statement_state(plan, param_rows[0] if param_rows else {}, param_rows)
                 errors_out, counts, returning = [], [], []

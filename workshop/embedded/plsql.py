@@ -114,9 +114,9 @@ def _run_statement(engine: "Engine", statement: str, binds: Any) -> None:
     if not m:
         raise unsupported(f"PL/SQL statement '{statement[:60]}'")
     name = re.sub(r"\s+", "", m.group(1)).upper()
-    procedure = engine.procedures.get(name)
-    if procedure is None and "user_procedure" in engine.extensions:
-        procedure = engine.extensions["user_procedure"](name)
+    procedure = engine.hooks.procedures.get(name)
+    if procedure is None and engine.hooks.user_procedure is not None:
+        procedure = engine.hooks.user_procedure(name)
     if procedure is None:
         raise errors.EngineError(6550, f"PLS-00201: identifier '{name}' must be declared "
                                        f"(not available in the embedded engine)")
@@ -143,7 +143,7 @@ def _evaluate(engine: "Engine", expr: str, binds: Any) -> Any:
     stripped = expr.strip()
     if re.fullmatch(r"(?i)TRUE|FALSE", stripped):
         return stripped.upper() == "TRUE"
-    constant = engine.extensions.get("plsql_constants", {}).get(re.sub(r"\s+", "", stripped).upper())
+    constant = engine.hooks.plsql_constants.get(re.sub(r"\s+", "", stripped).upper())
     if constant is not None:
         return constant
     from .lexing import bind_names
