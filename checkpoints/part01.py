@@ -109,8 +109,8 @@ def top_k(ids: list[str], distances: np.ndarray, k: int) -> list[tuple[str, floa
 def answers_exactly(conn: oracledb.Connection) -> bool:
     """True on the embedded engine, which answers FETCH APPROX with an exact search; Oracle's HNSW index may miss
     a true neighbour now and then, so checks accept a near-exact top k there."""
-    from workshop.embedded import EmbeddedConnection
-    return isinstance(conn, EmbeddedConnection)
+    from workshop.db import is_embedded
+    return is_embedded(conn)
 
 
 def approximate_hits_needed(k: int) -> int:

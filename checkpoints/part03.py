@@ -72,8 +72,8 @@ def _other_connection(conn: oracledb.Connection) -> oracledb.Connection:
     """A second session on the same database: the same embedded file, or workshop.db.connect() for Oracle."""
     dsn = getattr(conn, "dsn", "") or ""
     if isinstance(dsn, str) and dsn.startswith("embedded:"):
-        from workshop.embedded import connect
-        return connect(dsn[len("embedded:"):])
+        from workshop.db import connect_embedded_file
+        return connect_embedded_file(dsn[len("embedded:"):])
     from workshop.db import connect
     return connect()
 

@@ -127,3 +127,38 @@ def _advice(settings: OracleSettings, exc: Exception | None) -> str:
     else:
         hint = f"check ORACLE_DSN ({settings.dsn}), ORACLE_USER and ORACLE_PASSWORD."
     return f"Could not connect to Oracle AI Database: {text}\nWhat to check: {hint}"
+
+
+# ---------------------------------------------------------------------- the engine's pieces the lessons use
+# The lessons and checkpoints reach the embedded engine only through these functions (an import-linter
+# contract in tests/engine/test_architecture.py keeps it so); each imports the engine lazily, so a session on
+# Oracle never loads it.
+
+def connect_embedded_file(path: str | os.PathLike) -> oracledb.Connection:
+    """A connection to one embedded database file (a second session on the same file, a scratch database)."""
+    from .embedded import connect as connect_embedded
+    return connect_embedded(path)
+
+
+def is_embedded(conn: object) -> bool:
+    """True when ``conn`` is an embedded-engine connection (not python-oracledb's)."""
+    from .embedded import EmbeddedConnection
+    return isinstance(conn, EmbeddedConnection)
+
+
+def oracle_dialect() -> type:
+    """sqlglot's Oracle dialect as the embedded engine extends it (to tokenize, parse and print Oracle SQL)."""
+    from .embedded.dialect import OracleX
+    return OracleX
+
+
+def parse_oracle(sql: str):
+    """The sqlglot tree of one Oracle statement, parsed as the embedded engine parses it."""
+    from .embedded.dialect import parse
+    return parse(sql)
+
+
+def oracle_text_default_stoplist() -> frozenset[str]:
+    """Oracle Text's default English stoplist (CTXSYS.DEFAULT_STOPLIST), as the embedded engine's lexer uses it."""
+    from .embedded.text.lexer import DEFAULT_STOPWORDS
+    return DEFAULT_STOPWORDS

@@ -40,9 +40,9 @@ class Fetch:
 
 
 def _tokens(sql: str) -> list:
-    from workshop.embedded.dialect import OracleX
+    from workshop.db import oracle_dialect
     try:
-        return list(OracleX().tokenize(sql))
+        return list(oracle_dialect()().tokenize(sql))
     except Exception as exc:  # sqlglot's TokenError: an unterminated string or quote
         raise ValueError(f"cannot read the SQL text: {exc}") from None
 
@@ -158,7 +158,7 @@ def formatted_values(statements: Statement | Iterable[Statement] | str, values: 
 
 def parse(sql: str):
     """The statement's sqlglot tree (the embedded engine's Oracle dialect); ValueError if it cannot be parsed."""
-    from workshop.embedded.dialect import parse as parse_oracle
+    from workshop.db import parse_oracle
     try:
         return parse_oracle(sql)
     except Exception as exc:
@@ -169,6 +169,6 @@ def same_statement(first: str, second: str) -> bool:
     """True when two statements have the same syntax tree once comments, spacing, letter case of keywords and
     unquoted names are ignored (sqlglot's canonical text of each, compared)."""
     def canonical(sql: str) -> str:
-        from workshop.embedded.dialect import OracleX
-        return parse(sql).sql(dialect=OracleX, normalize=True, comments=False)
+        from workshop.db import oracle_dialect
+        return parse(sql).sql(dialect=oracle_dialect(), normalize=True, comments=False)
     return canonical(first) == canonical(second)

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterator
 import oracledb
 from oracledb import errors as _oracle_errors
 
-from . import driver
+from . import driver, extensions
 from . import values as V
 from .engine import Engine, Result
 from .errors import ora_error
@@ -373,38 +373,7 @@ def _type_from_values(rows: list[tuple], index: int):
     return oracledb.DB_TYPE_VARCHAR
 
 
-def _python_value(value: Any, oracle_type: str | None, lobs: bool = False) -> Any:
-    """A stored value as python-oracledb would return it."""
-    if value is None:
-        return None
-    if isinstance(value, V.JsonValue):
-        return value.value
-    if isinstance(value, V.ClobText):
-        return V.make_lob(str(value)) if lobs else str(value)
-    if isinstance(value, V.BlobBytes):
-        return V.make_lob(bytes(value)) if lobs else bytes(value)
-    if isinstance(value, (bytes, memoryview)) and V.is_vector_blob(value):
-        return V.decode_vector(bytes(value))
-    if oracle_type is None:
-        return value
-    if oracle_type == "NUMBER" and isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 63:
-        return int(value)
-    if oracle_type == "BINARY_DOUBLE" and isinstance(value, int):
-        return float(value)
-    if oracle_type in ("DATE", "TIMESTAMP") and isinstance(value, str):
-        return V.parse_datetime(value).replace(tzinfo=None) if oracle_type == "DATE" else V.parse_datetime(value)
-    if oracle_type.startswith("TIMESTAMP") and isinstance(value, str):
-        return V.parse_datetime(value)
-    if oracle_type == "JSON" and isinstance(value, str):
-        import json
-        return json.loads(value)
-    if oracle_type == "BOOLEAN" and isinstance(value, int):
-        return bool(value)
-    if oracle_type == "CLOB" and isinstance(value, str):
-        return V.make_lob(value) if lobs else value
-    if oracle_type == "RAW" and isinstance(value, str):
-        return bytes.fromhex(value)
-    return value
+_python_value = V.python_value
 
 
 def _as_var_type(value: Any, typ: Any) -> Any:
@@ -443,7 +412,7 @@ class EmbeddedConnection(oracledb.Connection):
 
     def __init__(self, path: str | os.PathLike, busy_timeout: float | None = None):  # noqa: D107 - no super()
         self._version = ENGINE_VERSION
-        self._engine = Engine(path, busy_timeout=busy_timeout)
+        self._engine = Engine(path, busy_timeout=busy_timeout, plugins=extensions.PLUGINS)
         self._open = True
         self._outputtypehandler = None
         self._inputtypehandler = None
@@ -584,7 +553,7 @@ class EmbeddedConnection(oracledb.Connection):
         return bool(getattr(self, "_open", False))
 
     def gettype(self, name: str):
-        handler = self._engine.extensions.get("gettype")
+        handler = self._engine.hooks.gettype
         if handler is None:
             raise ora_error(4043, f'object {name} does not exist')
         return handler(name)

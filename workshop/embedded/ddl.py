@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from typing import Callable
+
 
 from sqlglot import exp
 
 from . import errors
 from .catalog import Catalog, Column, Table, bump_ddl_version
 from .dialect import OracleX, parse
+from .hooks import EngineHooks
 from .lexing import code_mask, matching_paren, split_top_level, strip_comments
 from .dml import column_spec
 from .identifiers import check_name, check_table
@@ -60,10 +61,10 @@ def split_dotted(text: str) -> list[str]:
 class DdlExecutor:
     """Runs one DDL statement on a SQLite connection inside the caller's transaction."""
 
-    def __init__(self, conn: sqlite3.Connection, catalog: Catalog, hooks: dict[str, Callable] | None = None):
+    def __init__(self, conn: sqlite3.Connection, catalog: Catalog, hooks: "EngineHooks | None" = None):
         self.conn = conn
         self.catalog = catalog
-        self.hooks = hooks or {}
+        self.hooks = hooks if hooks is not None else EngineHooks()
 
     # ------------------------------------------------------------------ dispatch
     def execute(self, sql: str, words: list[str]) -> None:
@@ -94,7 +95,7 @@ class DdlExecutor:
         elif words[:2] == ["ALTER", "TABLE"]:
             self.alter_table(sql)
         else:
-            handler = self.hooks.get(head) or next((h for k, h in self.hooks.items() if head.startswith(k)), None)
+            handler = self.hooks.statement_handler(head)
             if handler is None:
                 raise unsupported(f"statement {head}")
             handler(sql)
@@ -296,9 +297,7 @@ class DdlExecutor:
             if if_exists:
                 return
             raise errors.EngineError(942, f'table or view "{name}" does not exist')
-        for hook in ("drop_table",):
-            if hook in self.hooks:
-                self.hooks[hook](name)
+        self.hooks.drop_table(name)
         self.conn.execute(f'DROP TABLE "{name}"')
         self._drop_version_triggers(name)
         for table in ('"ORA$TABLES"', '"ORA$COLUMNS"', '"ORA$INDEXES"', '"ORA$CONSTRAINTS"', '"ORA$VERSIONS"'):
@@ -377,7 +376,7 @@ class DdlExecutor:
                 raise errors.EngineError(904, f'"{col}": invalid identifier')
             columns.append(col)
         if kind == "HYBRID VECTOR":
-            create_hybrid = self.hooks.get("create_hybrid_index")
+            create_hybrid = self.hooks.create_hybrid_index
             if create_hybrid is None:
                 raise unsupported("CREATE HYBRID VECTOR INDEX")
             create_hybrid(index_name, table, columns, rest)
@@ -464,7 +463,7 @@ class DdlExecutor:
         if column.data_type not in ("VARCHAR2", "NVARCHAR2", "CHAR", "CLOB", "NCLOB", "JSON", "VARCHAR", "BLOB"):
             raise errors.EngineError(29855, "error occurred in the execution of ODCIINDEXCREATE routine: "
                                             f"column type {column.data_type} cannot be text indexed")
-        create = self.hooks.get("create_text_index")
+        create = self.hooks.create_text_index
         if create is None:
             raise unsupported("Oracle Text index")
         create(index_name, table.name, column.name, "SEARCH" if search else "CONTEXT", parameters, is_json)
@@ -488,9 +487,11 @@ class DdlExecutor:
             else:
                 raise errors.EngineError(2429, "cannot drop index used for enforcement of unique/primary key")
         elif index_type == "DOMAIN":
-            if "drop_hybrid_index" in self.hooks:
-                self.hooks["drop_hybrid_index"](name)
-            self.hooks["drop_text_index"](name)
+            if self.hooks.drop_hybrid_index is not None:
+                self.hooks.drop_hybrid_index(name)
+            if self.hooks.drop_text_index is None:
+                raise unsupported("Oracle Text index")
+            self.hooks.drop_text_index(name)
         self.conn.execute('DELETE FROM "ORA$INDEXES" WHERE index_name = ?', (name,))
         if index_type == "VECTOR" and not self.conn.execute(
                 'SELECT 1 FROM "ORA$INDEXES" WHERE table_name = ? AND index_type = \'VECTOR\'', (table_name,)).fetchone():
@@ -527,7 +528,7 @@ class DdlExecutor:
             self.conn.execute(f'DROP VIEW "{name}"')
             self.conn.execute('DELETE FROM "ORA$TABLES" WHERE table_name = ?', (name,))
             self.conn.execute('DELETE FROM "ORA$COLUMNS" WHERE table_name = ?', (name,))
-        plan = self.hooks["translate_query"](body)
+        plan = self.hooks.translate_query(body)
         if plan.text_searches or plan.topk or plan.model_calls or plan.binds or plan.sequences:
             raise unsupported("this construct inside a view")
         self.conn.execute(f'CREATE VIEW "{name}" AS {plan.sql}')

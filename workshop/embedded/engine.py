@@ -16,21 +16,24 @@ import re
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import oracledb
 import sqlglot.errors
 
 from . import builtins as B
 from . import catalog as C
-from . import errors
+from . import errors, function_registry
 from . import values as V
 from .ddl import DdlExecutor
 from .dialect import parse
 from .dml import DmlTranslator
+from .function_registry import _sql_value
+from .hooks import EngineHooks, Plugin
 from .lexing import bind_names, code_mask, leading_words, split_returning_into, strip_comments
+from .plsql import run_block
+from .statement import Result, StatementState
 from .translate import Plan, Translator, bind_param, unsupported
 from .vector_cache import VectorCache
 
@@ -38,33 +41,11 @@ DEFAULT_BUSY_TIMEOUT_S = float(os.environ.get("WORKSHOP_BUSY_TIMEOUT", "15"))
 _SYSTIMESTAMP_CALL = re.compile(r"(?i)\bSYSTIMESTAMP\s*\(")
 
 
-@dataclass
-class Result:
-    rows: list[tuple] = field(default_factory=list)
-    columns: list[str] = field(default_factory=list)
-    column_types: list[str | None] = field(default_factory=list)
-    rowcount: int = 0
-    returning: list[list[Any]] | None = None
-    is_query: bool = False
-    column_specs: list = field(default_factory=list)
-
-
-class StatementState:
-    """What user functions may read while one statement runs."""
-
-    def __init__(self):
-        self.text_hits: dict[int, dict[int, int]] = {}
-        self.model_outputs: dict[int, dict[tuple, Any]] = {}
-        self.error: BaseException | None = None
-        self.plan = None
-        self.collect: dict[int, list[tuple]] | None = None
-        self.placeholders: dict[int, Any] = {}
-
-
 class Engine:
     """One SQLite connection speaking Oracle SQL."""
 
-    def __init__(self, path: str | os.PathLike, busy_timeout: float | None = None):
+    def __init__(self, path: str | os.PathLike, busy_timeout: float | None = None,
+                 plugins: Sequence[Plugin] = ()):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.busy_timeout = DEFAULT_BUSY_TIMEOUT_S if busy_timeout is None else busy_timeout
@@ -88,17 +69,13 @@ class Engine:
         self.catalog = C.Catalog(self.db)
         self._plans: dict[tuple, Plan] = {}
         self.vector_cache = VectorCache(self.db)
-        self.extensions: dict[str, Any] = {}
-        self.commit_hooks: list[Callable[[sqlite3.Connection], None]] = []
-        self.ddl_hooks: dict[str, Callable] = {"translate_query": self._translate_query_text}
-        self.procedures: dict[str, Callable] = {}
-        self.table_functions: dict[str, Callable] = {}
+        self.hooks = EngineHooks(translate_query=self._translate_query_text)
         self._register_functions()
-        from . import extensions
-        extensions.install(self)
-        C.DICTIONARY_NAMES.update(self.extensions.get("views", {}))
-        self._run_with_retry(lambda: C.bootstrap(self.db, self.extensions.get("views"),
-                                                 self.extensions.get("bootstrap")))
+        for plugin in plugins:  # workshop.embedded.extensions lists them: the engine imports none
+            plugin.install(self)
+        self.catalog.policy_loader = self.hooks.policies
+        C.DICTIONARY_NAMES.update(self.hooks.views)
+        self._run_with_retry(lambda: C.bootstrap(self.db, self.hooks.views, self.hooks.bootstrap))
 
     # ------------------------------------------------------------------ setup
     def _pragma(self, text: str) -> None:
@@ -149,7 +126,6 @@ class Engine:
         self.db.create_aggregate(name, nargs, Wrapped)
 
     def _register_functions(self) -> None:
-        from . import function_registry
         function_registry.register_all(self)
         self.register("ORA_TEXT_SCORE", self._text_score, 2)
         self.register("ORA_MODEL_CALL", self._model_call, -1)
@@ -172,7 +148,7 @@ class Engine:
             raise unsupported("VECTOR_EMBEDDING / PREDICTION (no model runtime installed)")
         key = tuple(args)
         if key not in outputs:
-            compute = self.extensions.get("model_call")
+            compute = self.hooks.model_call
             outputs.update(compute(self, slot, [key]))
         return outputs[key]
 
@@ -197,7 +173,7 @@ class Engine:
             if not self.in_txn:
                 return
             try:
-                for hook in self.commit_hooks:
+                for hook in self.hooks.on_commit:
                     hook(self.db)
                 self.db.execute("COMMIT")
             except Exception as exc:  # noqa: BLE001 - commit hooks (Oracle Text sync) included
@@ -224,11 +200,11 @@ class Engine:
         return Translator(self.catalog, self._text_index_lookup).translate_query(self._parse(sql))
 
     def _text_index_lookup(self, table: str, column: str):
-        lookup = self.extensions.get("text_index_lookup")
+        lookup = self.hooks.text_index_lookup
         return lookup(self.db, table, column) if lookup else None
 
     def _parse(self, sql: str):
-        rewrite = self.extensions.get("rewrite_sql")
+        rewrite = self.hooks.rewrite_sql
         if rewrite is not None:
             sql = rewrite(self, sql)
         try:
@@ -314,7 +290,6 @@ class Engine:
             self.db.execute(f'SAVEPOINT "{words[1]}"')
             return Result()
         if kind in ("BEGIN", "DECLARE"):
-            from .plsql import run_block
             return run_block(self, sql, binds)
         if kind in ("CREATE", "DROP", "ALTER", "TRUNCATE", "COMMENT", "RENAME"):
             self._ddl(sql, words)
@@ -334,7 +309,7 @@ class Engine:
             self.commit()
         self.begin_write()
         try:
-            DdlExecutor(self.db, self.catalog, self.ddl_hooks).execute(sql, words)
+            DdlExecutor(self.db, self.catalog, self.hooks).execute(sql, words)
         except BaseException:
             self.rollback()
             raise
@@ -396,7 +371,7 @@ class Engine:
                 from .jsonfuncs import json_table_rows
                 rows = json_table_rows(args[0], args[1], tf.spec) if args[0] is not None else []
             else:
-                rows = self.table_functions[tf.name](self, *args)
+                rows = self.hooks.table_functions[tf.name](self, *args)
             cols = ", ".join(f'"{c}"' for c in tf.columns)
             self.db.execute(f'CREATE TEMP TABLE IF NOT EXISTS "{tf.temp_table}" ({cols})')
             existing = [r[1] for r in self.db.execute(f'PRAGMA temp.table_info("{tf.temp_table}")')]
@@ -405,7 +380,6 @@ class Engine:
                 self.db.execute(f'CREATE TEMP TABLE "{tf.temp_table}" ({cols})')
             self.db.execute(f'DELETE FROM temp."{tf.temp_table}"')
             marks = ", ".join("?" for _ in tf.columns)
-            from .function_registry import _sql_value
             # Oracle returns a table function's rows (JSON_TABLE, UTL_TO_CHUNKS, ...) in the order
             # it produces them; reverse_unordered_selects scans a table backwards, so store them
             # backwards and an unordered read gives them in their own order.
@@ -418,12 +392,12 @@ class Engine:
             self._fill_table_functions(plan, params)
         for search in plan.text_searches:
             query = params.get(search.query_param) if search.query_param else search.query_literal
-            hits = self.extensions["text_search"](self.db, search.index, query)
+            hits = self.hooks.text_search(self.db, search.index, query)
             self.state.text_hits[search.slot] = hits
             if search.filter_param:
                 params[search.filter_param] = json.dumps(list(hits))
         if plan.model_calls and not all(mc.slot in self.state.model_outputs for mc in plan.model_calls):
-            prepare = self.extensions.get("prepare_model_calls")
+            prepare = self.hooks.prepare_model_calls
             if prepare is None:
                 raise unsupported("VECTOR_EMBEDDING / PREDICTION (no model runtime installed)")
             prepare(self, plan, param_rows or [params])
@@ -466,8 +440,8 @@ class Engine:
         if params is None:
             params = self.bind_values(plan, binds, input_types)
         self.begin_write()
-        if "before_write" in self.extensions:
-            self.extensions["before_write"](self)
+        for hook in self.hooks.before_write:
+            hook(self)
         self._prepare_statement_state(plan, params)
         returning = None
         if plan.returning:
@@ -502,8 +476,8 @@ class Engine:
                     raise unsupported("executemany() with a query")
                 param_rows = [self.bind_values(plan, row, input_types) for row in rows]
                 self.begin_write()
-                if "before_write" in self.extensions:
-                    self.extensions["before_write"](self)
+                for hook in self.hooks.before_write:
+                    hook(self)
                 if plan.model_calls:
                     self._prepare_statement_state(plan, param_rows[0] if param_rows else {}, param_rows)
                 errors_out, counts, returning = [], [], []

@@ -1,25 +1,14 @@
-"""Plugs the engine's optional subsystems (Oracle Text, models, property graphs, row-level
-security) into an Engine: each adds DDL hooks, procedures, user functions and statement hooks."""
+"""The engine's plug-ins, in installation order: each fills `EngineHooks` (see hooks.py); the
+connection hands this list to every Engine it builds, so the engine itself imports none of them."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from . import graph_support, hybrid, model_support, procedures, rls, text_support
+from .hooks import Plugin
+
 if TYPE_CHECKING:
     from .engine import Engine
-
-
-def install(engine: "Engine") -> None:
-    from . import graph_support, model_support, procedures, rls, text_support
-    procedures.install(engine)
-    model_support.install(engine)
-    text_support.install(engine)
-    graph_support.install(engine)
-    rls.install(engine)
-    from . import hybrid
-    hybrid.install(engine)
-    engine.catalog.policy_loader = engine.extensions["policies"]
-    engine.extensions["views"]["USER_OBJECTS"] = _USER_OBJECTS
-
 
 #: USER_OBJECTS over every kind of object the engine keeps (the catalog's own view knows only
 #: tables, indexes and sequences; the subsystems add graphs, models and PL/SQL units).
@@ -30,3 +19,25 @@ _USER_OBJECTS = """SELECT table_name AS OBJECT_NAME, kind AS OBJECT_TYPE, 'VALID
     UNION ALL SELECT graph_name, 'PROPERTY GRAPH', 'VALID', created FROM "ORA$GRAPHS"
     UNION ALL SELECT model_name, 'MINING MODEL', 'VALID', created FROM "ORA$MODEL_CATALOG"
     UNION ALL SELECT name, kind, 'VALID', NULL FROM "ORA$PLSQL" """
+
+
+class DictionaryViews:
+    """USER_OBJECTS over every kind of object the engine and its plug-ins keep."""
+
+    name = "dictionary-views"
+
+    def install(self, engine: "Engine") -> None:
+        engine.hooks.views["USER_OBJECTS"] = _USER_OBJECTS
+
+
+#: Order matters: hybrid indexes build on Oracle Text and the models (and wrap CTX_DDL.SYNC_INDEX);
+#: the plug-in installed last is told first about a dropped table (hybrid, then RLS, then text).
+PLUGINS: tuple[Plugin, ...] = (
+    procedures.PlsqlPackages(),
+    model_support.Models(),
+    text_support.OracleText(),
+    graph_support.PropertyGraphs(),
+    rls.RowLevelSecurity(),
+    hybrid.HybridVectorIndexes(),
+    DictionaryViews(),
+)

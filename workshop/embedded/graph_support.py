@@ -31,8 +31,8 @@ def _as_engine_error(exc: graph.GraphError) -> EngineError:
 
 def install(engine: "Engine") -> None:
     db = engine.db
-    engine.extensions.setdefault("views", {}).update(VIEWS)
-    engine.extensions.setdefault("bootstrap", []).append(_CATALOG)
+    engine.hooks.views.update(VIEWS)
+    engine.hooks.bootstrap.append(_CATALOG)
 
     def columns_of(table: str) -> list[str]:
         found = engine.catalog.table(table)
@@ -86,6 +86,15 @@ def install(engine: "Engine") -> None:
             raise _as_engine_error(exc) from None
 
     for key in ("CREATE PROPERTY GRAPH", "CREATE OR REPLACE PROPERTY"):
-        engine.ddl_hooks[key] = create
-    engine.ddl_hooks["DROP PROPERTY GRAPH"] = drop
-    engine.extensions["rewrite_sql"] = rewrite
+        engine.hooks.statements[key] = create
+    engine.hooks.statements["DROP PROPERTY GRAPH"] = drop
+    engine.hooks.rewrite_sql = rewrite
+
+
+class PropertyGraphs:
+    """SQL/PGQ: CREATE PROPERTY GRAPH and GRAPH_TABLE (rewritten to SQL before parsing)."""
+
+    name = "property-graphs"
+
+    def install(self, engine: "Engine") -> None:
+        install(engine)

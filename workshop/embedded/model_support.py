@@ -183,8 +183,8 @@ def _map_inputs(model, written: list[str]) -> list[str]:
 
 def install(engine: "Engine") -> None:
     db = engine.db
-    engine.extensions.setdefault("views", {}).update(VIEWS)
-    engine.extensions.setdefault("bootstrap", []).extend(CATALOG)
+    engine.hooks.views.update(VIEWS)
+    engine.hooks.bootstrap.extend(CATALOG)
     registry = ModelRegistry(engine)
     engine.models = registry
 
@@ -222,8 +222,8 @@ def install(engine: "Engine") -> None:
         mc = engine_.state.plan.model_calls[slot]
         return _compute(registry.load(mc.model), mc.function, mc.input_names, keys)
 
-    engine.extensions["prepare_model_calls"] = prepare
-    engine.extensions["model_call"] = compute_missing
+    engine.hooks.prepare_model_calls = prepare
+    engine.hooks.model_call = compute_missing
 
     # -------------------------------------------------------------- DBMS_VECTOR
     def read_directory_file(directory: str, file_name: str) -> bytes:
@@ -267,11 +267,11 @@ def install(engine: "Engine") -> None:
         bump_ddl_version(db)
         engine_.commit()
 
-    engine.procedures["DBMS_VECTOR.LOAD_ONNX_MODEL"] = load_onnx_model
-    engine.procedures["DBMS_DATA_MINING.IMPORT_ONNX_MODEL"] = lambda e, model_data=None, model_name=None, \
+    engine.hooks.procedures["DBMS_VECTOR.LOAD_ONNX_MODEL"] = load_onnx_model
+    engine.hooks.procedures["DBMS_DATA_MINING.IMPORT_ONNX_MODEL"] = lambda e, model_data=None, model_name=None, \
         metadata=None, *a: load_onnx_model(e, model_name=model_name, model_data=model_data, metadata=metadata)
-    engine.procedures["DBMS_VECTOR.DROP_ONNX_MODEL"] = drop_onnx_model
-    engine.procedures["DBMS_DATA_MINING.DROP_MODEL"] = drop_onnx_model
+    engine.hooks.procedures["DBMS_VECTOR.DROP_ONNX_MODEL"] = drop_onnx_model
+    engine.hooks.procedures["DBMS_DATA_MINING.DROP_MODEL"] = drop_onnx_model
 
     # -------------------------------------------------------------- directories
     def create_directory(sql: str) -> None:
@@ -290,8 +290,8 @@ def install(engine: "Engine") -> None:
             raise EngineError(4043, f"object {_ident(m.group(1))} does not exist")
 
     for key in ("CREATE DIRECTORY", "CREATE OR REPLACE DIRECTORY"):
-        engine.ddl_hooks[key] = create_directory
-    engine.ddl_hooks["DROP DIRECTORY"] = drop_directory
+        engine.hooks.statements[key] = create_directory
+    engine.hooks.statements["DROP DIRECTORY"] = drop_directory
 
     # -------------------------------------------------------------- DBMS_VECTOR_CHAIN
     def params_model(params: Any) -> str:
@@ -332,7 +332,7 @@ def install(engine: "Engine") -> None:
 
     for name, fn in (("UTL_TO_EMBEDDINGS", utl_to_embeddings), ("UTL_TO_CHUNKS", utl_to_chunks)):
         for package in ("DBMS_VECTOR_CHAIN", "DBMS_VECTOR"):
-            engine.table_functions[f"{package}.{name}"] = fn
+            engine.hooks.table_functions[f"{package}.{name}"] = fn
             TABLE_FUNCTIONS[f"{package}.{name}"] = (["COLUMN_VALUE"], ["CLOB"])
 
     class _VectorArrayType:
@@ -346,7 +346,7 @@ def install(engine: "Engine") -> None:
             return _VectorArrayType()
         raise EngineError(4043, f"object {name} does not exist")
 
-    engine.extensions["gettype"] = gettype
+    engine.hooks.gettype = gettype
 
 
 class VectorArray(list):
@@ -416,3 +416,12 @@ def _collection_pass(engine: "Engine", plan: "Plan", params: dict) -> None:
     finally:
         engine.db.execute('ROLLBACK TO "ORA$MODELPASS"')
         engine.db.execute('RELEASE "ORA$MODELPASS"')
+
+
+class Models:
+    """ONNX models in the database: DBMS_VECTOR.LOAD_ONNX_MODEL, VECTOR_EMBEDDING, PREDICTION, directories, DBMS_VECTOR_CHAIN."""
+
+    name = "models"
+
+    def install(self, engine: "Engine") -> None:
+        install(engine)

@@ -15,10 +15,12 @@ import oracledb
 
 from . import errors
 from .lexing import code_mask, split_top_level, strip_comments
+from .statement import Result
 from .translate import unsupported
+from .values import python_value
 
 if TYPE_CHECKING:
-    from .engine import Engine, Result
+    from .engine import Engine
 
 
 def _split_statements(body: str) -> list[str]:
@@ -66,7 +68,6 @@ def _parse_block(sql: str) -> tuple[list[str], set[int] | None]:
 
 
 def run_block(engine: "Engine", sql: str, binds: Any) -> "Result":
-    from .engine import Result
     statements, ignored = _parse_block(sql)
     if isinstance(binds, (list, tuple)) and binds:
         binds = _positional_binds(sql, binds)
@@ -113,9 +114,9 @@ def _run_statement(engine: "Engine", statement: str, binds: Any) -> None:
     if not m:
         raise unsupported(f"PL/SQL statement '{statement[:60]}'")
     name = re.sub(r"\s+", "", m.group(1)).upper()
-    procedure = engine.procedures.get(name)
-    if procedure is None and "user_procedure" in engine.extensions:
-        procedure = engine.extensions["user_procedure"](name)
+    procedure = engine.hooks.procedures.get(name)
+    if procedure is None and engine.hooks.user_procedure is not None:
+        procedure = engine.hooks.user_procedure(name)
     if procedure is None:
         raise errors.EngineError(6550, f"PLS-00201: identifier '{name}' must be declared "
                                        f"(not available in the embedded engine)")
@@ -142,7 +143,7 @@ def _evaluate(engine: "Engine", expr: str, binds: Any) -> Any:
     stripped = expr.strip()
     if re.fullmatch(r"(?i)TRUE|FALSE", stripped):
         return stripped.upper() == "TRUE"
-    constant = engine.extensions.get("plsql_constants", {}).get(re.sub(r"\s+", "", stripped).upper())
+    constant = engine.hooks.plsql_constants.get(re.sub(r"\s+", "", stripped).upper())
     if constant is not None:
         return constant
     from .lexing import bind_names
@@ -159,5 +160,4 @@ def _evaluate(engine: "Engine", expr: str, binds: Any) -> Any:
     else:
         local = {}
     result = engine._execute(f"SELECT {stripped} FROM DUAL", local, None)
-    from .connection import _python_value
-    return _python_value(result.rows[0][0], result.column_types[0] if result.column_types else None)
+    return python_value(result.rows[0][0], result.column_types[0] if result.column_types else None)

@@ -16,8 +16,17 @@ def _gather_stats(engine: "Engine", *args, **kwargs) -> None:
 
 
 def install(engine: "Engine") -> None:
-    engine.procedures.update({
+    engine.hooks.procedures.update({
         "UTL_HTTP.SET_PROXY": _set_proxy,
         "DBMS_STATS.GATHER_TABLE_STATS": _gather_stats,
         "DBMS_STATS.GATHER_SCHEMA_STATS": _gather_stats,
     })
+
+
+class PlsqlPackages:
+    """PL/SQL packages with nothing to do here: UTL_HTTP.SET_PROXY, DBMS_STATS."""
+
+    name = "plsql-packages"
+
+    def install(self, engine: "Engine") -> None:
+        install(engine)

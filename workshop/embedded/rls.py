@@ -159,8 +159,8 @@ def _member(kind: str, params_text: str | None, body: str) -> dict:
 # ----------------------------------------------------------------------------- install
 def install(engine: "Engine") -> None:
     db = engine.db
-    engine.extensions.setdefault("views", {}).update(VIEWS)
-    engine.extensions.setdefault("bootstrap", []).extend(CATALOG)
+    engine.hooks.views.update(VIEWS)
+    engine.hooks.bootstrap.extend(CATALOG)
     session: dict[tuple[str, str], str] = {}
     engine.session_context = session
     calling_package: list[str] = []
@@ -197,8 +197,8 @@ def install(engine: "Engine") -> None:
         for key in [k for k in session if k[0] == ns and (attribute is None or k[1] == str(attribute).upper())]:
             del session[key]
 
-    engine.procedures["DBMS_SESSION.SET_CONTEXT"] = set_context
-    engine.procedures["DBMS_SESSION.CLEAR_CONTEXT"] = clear_context
+    engine.hooks.procedures["DBMS_SESSION.SET_CONTEXT"] = set_context
+    engine.hooks.procedures["DBMS_SESSION.CLEAR_CONTEXT"] = clear_context
 
     def unit_member(name: str):
         parts = name.split(".")
@@ -230,7 +230,7 @@ def install(engine: "Engine") -> None:
                 calling_package.pop()
         return run
 
-    engine.extensions["user_procedure"] = call_user_procedure
+    engine.hooks.user_procedure = call_user_procedure
 
     def create_context(sql: str) -> None:
         m = re.match(r"(?is)^CREATE\s+(OR\s+REPLACE\s+)?CONTEXT\s+(" + _NAME + r")\s+USING\s+(" + _NAME
@@ -268,14 +268,14 @@ def install(engine: "Engine") -> None:
             raise EngineError(4043, f"object {name} does not exist")
 
     for key in ("CREATE CONTEXT", "CREATE OR REPLACE CONTEXT"):
-        engine.ddl_hooks[key] = create_context
-    engine.ddl_hooks["DROP CONTEXT"] = drop_context
+        engine.hooks.statements[key] = create_context
+    engine.hooks.statements["DROP CONTEXT"] = drop_context
     for key in ("CREATE PACKAGE", "CREATE OR REPLACE PACKAGE", "CREATE FUNCTION", "CREATE OR REPLACE FUNCTION",
                 "CREATE PROCEDURE", "CREATE OR REPLACE PROCEDURE", "CREATE OR REPLACE EDITIONABLE",
                 "CREATE EDITIONABLE"):
-        engine.ddl_hooks[key] = create_unit
+        engine.hooks.statements[key] = create_unit
     for key in ("DROP PACKAGE", "DROP FUNCTION", "DROP PROCEDURE"):
-        engine.ddl_hooks[key] = drop_unit
+        engine.hooks.statements[key] = drop_unit
 
     # ---------------------------------------------------------------- DBMS_RLS
     def policy_function_predicate(function_schema, policy_function) -> str:
@@ -344,9 +344,9 @@ def install(engine: "Engine") -> None:
         bump_ddl_version(db)
         engine_.commit()
 
-    engine.procedures["DBMS_RLS.ADD_POLICY"] = add_policy
-    engine.procedures["DBMS_RLS.DROP_POLICY"] = drop_policy
-    engine.procedures["DBMS_RLS.ENABLE_POLICY"] = enable_policy
+    engine.hooks.procedures["DBMS_RLS.ADD_POLICY"] = add_policy
+    engine.hooks.procedures["DBMS_RLS.DROP_POLICY"] = drop_policy
+    engine.hooks.procedures["DBMS_RLS.ENABLE_POLICY"] = enable_policy
 
     def policies() -> dict[str, list[Policy]]:
         out: dict[str, list[Policy]] = {}
@@ -360,7 +360,7 @@ def install(engine: "Engine") -> None:
             out.setdefault(table, []).append(Policy(table, name, frozenset(types.split(",")), predicate, bool(check)))
         return out
 
-    engine.extensions["policies"] = policies
+    engine.hooks.policies = policies
     installed_for: list = [None]
 
     def ensure_check_triggers(engine_) -> None:
@@ -393,14 +393,11 @@ def install(engine: "Engine") -> None:
                                    f"BEGIN SELECT RAISE(ABORT, 'ORA-28115: policy with check option violation'); END")
         installed_for[0] = key
 
-    engine.extensions["before_write"] = ensure_check_triggers
-    previous_drop = engine.ddl_hooks.get("drop_table")
+    engine.hooks.before_write.append(ensure_check_triggers)
 
     def drop_table(table):
         db.execute('DELETE FROM "ORA$POLICIES" WHERE object_name = ?', (table,))
-        if previous_drop:
-            previous_drop(table)
-    engine.ddl_hooks["drop_table"] = drop_table
+    engine.hooks.on_drop_table.append(drop_table)
 
 
 def _truthy(value: Any) -> bool:
@@ -422,3 +419,12 @@ def _evaluate_arg(text: str, values: dict[str, Any]) -> Any:
     if name in values:
         return values[name]
     raise unsupported(f"argument '{text}' in a DBMS_SESSION call (use a parameter or a literal)")
+
+
+class RowLevelSecurity:
+    """Virtual Private Database: DBMS_RLS policies, application contexts, PL/SQL policy functions."""
+
+    name = "row-level-security"
+
+    def install(self, engine: "Engine") -> None:
+        install(engine)

@@ -62,16 +62,22 @@ def install(engine: "Engine") -> None:
             raise as_engine_error(exc, "create") from None
         engine_.commit()
 
-    engine.ddl_hooks["create_text_index"] = create
-    engine.ddl_hooks["drop_text_index"] = lambda name: text.drop_text_index(db, name)
-    previous_drop = engine.ddl_hooks.get("drop_table")
+    engine.hooks.create_text_index = create
+    engine.hooks.drop_text_index = lambda name: text.drop_text_index(db, name)
 
     def drop_table(table):
         text.drop_indexes_for_table(db, table)
-        if previous_drop:
-            previous_drop(table)
-    engine.ddl_hooks["drop_table"] = drop_table
-    engine.extensions["text_search"] = search
-    engine.extensions["text_index_lookup"] = lookup
-    engine.commit_hooks.append(text.on_commit)
-    engine.procedures["CTX_DDL.SYNC_INDEX"] = sync_index
+    engine.hooks.on_drop_table.append(drop_table)
+    engine.hooks.text_search = search
+    engine.hooks.text_index_lookup = lookup
+    engine.hooks.on_commit.append(text.on_commit)
+    engine.hooks.procedures["CTX_DDL.SYNC_INDEX"] = sync_index
+
+
+class OracleText:
+    """Oracle Text: CONTEXT and SEARCH indexes, CONTAINS / SCORE, CTX_DDL.SYNC_INDEX, sync on commit."""
+
+    name = "oracle-text"
+
+    def install(self, engine: "Engine") -> None:
+        install(engine)

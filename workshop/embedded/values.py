@@ -195,6 +195,39 @@ DB_TYPES = {
 }
 
 
+def python_value(value: Any, oracle_type: str | None, lobs: bool = False) -> Any:
+    """A stored value as python-oracledb would return it."""
+    if value is None:
+        return None
+    if isinstance(value, JsonValue):
+        return value.value
+    if isinstance(value, ClobText):
+        return make_lob(str(value)) if lobs else str(value)
+    if isinstance(value, BlobBytes):
+        return make_lob(bytes(value)) if lobs else bytes(value)
+    if isinstance(value, (bytes, memoryview)) and is_vector_blob(value):
+        return decode_vector(bytes(value))
+    if oracle_type is None:
+        return value
+    if oracle_type == "NUMBER" and isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 63:
+        return int(value)
+    if oracle_type == "BINARY_DOUBLE" and isinstance(value, int):
+        return float(value)
+    if oracle_type in ("DATE", "TIMESTAMP") and isinstance(value, str):
+        return parse_datetime(value).replace(tzinfo=None) if oracle_type == "DATE" else parse_datetime(value)
+    if oracle_type.startswith("TIMESTAMP") and isinstance(value, str):
+        return parse_datetime(value)
+    if oracle_type == "JSON" and isinstance(value, str):
+        return json.loads(value)
+    if oracle_type == "BOOLEAN" and isinstance(value, int):
+        return bool(value)
+    if oracle_type == "CLOB" and isinstance(value, str):
+        return make_lob(value) if lobs else value
+    if oracle_type == "RAW" and isinstance(value, str):
+        return bytes.fromhex(value)
+    return value
+
+
 def _convert_json(raw: bytes):
     return JsonValue(json.loads(raw))
 

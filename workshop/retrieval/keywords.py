@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from workshop.embedded.text.lexer import DEFAULT_STOPWORDS as _ORACLE_DEFAULT_STOPLIST
+from workshop.db import oracle_text_default_stoplist
 
 Mode = Literal["accum", "and", "or"]
 
@@ -34,7 +34,7 @@ JOINERS: dict[str, str] = {"accum": " ACCUM ", "and": " AND ", "or": " OR "}
 #: Oracle Text's English default stoplist (CTXSYS.DEFAULT_STOPLIST, 114 words), the same list the
 #: embedded engine's lexer uses. On an index built with another stoplist pass ``stopwords=``
 #: explicitly (``frozenset()`` keeps every word).
-DEFAULT_STOPWORDS: frozenset[str] = _ORACLE_DEFAULT_STOPLIST
+DEFAULT_STOPWORDS: frozenset[str] = oracle_text_default_stoplist()
 
 #: One BASIC_LEXER token: letters and digits of any script (``_`` is not a letter here).
 _TOKEN = r"[^\W_]+"

@@ -15,7 +15,10 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 
 from .errors import OracleFunctionError
-from .values import MISSING, Number, as_int, as_number, as_text, number_out, to_decimal
+from .values import (  # noqa: F401 - the date-to-text forms live with the other conversions
+    MISSING, Number, as_int, as_number, as_text, datetime_to_text, local_tz, number_out, to_decimal,
+    to_date_text, to_timestamp_text,
+)
 
 DATE = "DATE"
 TIMESTAMP = "TIMESTAMP"
@@ -28,13 +31,6 @@ _TEXT = re.compile(
 )
 _DAY = _dt.timedelta(days=1)
 DAY_NAMES = ("MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY")
-
-
-def local_tz() -> _dt.tzinfo:
-    """The session time zone: the machine's current UTC offset."""
-    tz = _dt.datetime.now().astimezone().tzinfo
-    assert tz is not None
-    return tz
 
 
 def _offset(text: str) -> _dt.timezone:
@@ -109,30 +105,6 @@ def datetime_value(value: object) -> tuple[_dt.datetime, str] | None:
     if isinstance(value, str):
         return _parse_text(value)
     raise OracleFunctionError(1861, f"{type(value).__name__} is not a datetime")
-
-
-def to_date_text(dt: _dt.datetime | _dt.date) -> str:
-    """DATE storage form 'YYYY-MM-DD HH:MM:SS' (time zone and fraction dropped)."""
-    if not isinstance(dt, _dt.datetime):
-        return f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d} 00:00:00"
-    return f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d} {dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}"
-
-
-def to_timestamp_text(dt: _dt.datetime, tz: bool = False) -> str:
-    """TIMESTAMP form, or with ``tz`` the TIMESTAMP WITH TIME ZONE form (naive = session zone)."""
-    text = to_date_text(dt) + f".{dt.microsecond:06d}"
-    if not tz:
-        return text
-    aware = dt if dt.tzinfo else dt.replace(tzinfo=local_tz())
-    offset = aware.utcoffset() or _dt.timedelta(0)
-    minutes = int(offset.total_seconds()) // 60
-    sign = "-" if minutes < 0 else "+"
-    return text + f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
-
-
-def datetime_to_text(dt: _dt.datetime) -> str:
-    """Storage form chosen by the datetime itself (aware: with time zone)."""
-    return to_timestamp_text(dt, tz=dt.tzinfo is not None)
 
 
 def render(dt: _dt.datetime, kind: str) -> str:

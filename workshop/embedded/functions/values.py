@@ -143,6 +143,37 @@ def _scientific(dec: Decimal) -> str:
     return f"{'-' if sign else ''}{body}E{'+' if power >= 0 else '-'}{abs(power):02d}"
 
 
+def local_tz() -> _dt.tzinfo:
+    """The session time zone: the machine's current UTC offset."""
+    tz = _dt.datetime.now().astimezone().tzinfo
+    assert tz is not None
+    return tz
+
+
+def to_date_text(dt: _dt.datetime | _dt.date) -> str:
+    """DATE storage form 'YYYY-MM-DD HH:MM:SS' (time zone and fraction dropped)."""
+    if not isinstance(dt, _dt.datetime):
+        return f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d} 00:00:00"
+    return f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d} {dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}"
+
+
+def to_timestamp_text(dt: _dt.datetime, tz: bool = False) -> str:
+    """TIMESTAMP form, or with ``tz`` the TIMESTAMP WITH TIME ZONE form (naive = session zone)."""
+    text = to_date_text(dt) + f".{dt.microsecond:06d}"
+    if not tz:
+        return text
+    aware = dt if dt.tzinfo else dt.replace(tzinfo=local_tz())
+    offset = aware.utcoffset() or _dt.timedelta(0)
+    minutes = int(offset.total_seconds()) // 60
+    sign = "-" if minutes < 0 else "+"
+    return text + f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
+
+def datetime_to_text(dt: _dt.datetime) -> str:
+    """Storage form chosen by the datetime itself (aware: with time zone)."""
+    return to_timestamp_text(dt, tz=dt.tzinfo is not None)
+
+
 def as_text(value: object) -> str | None:
     """Implicit conversion to VARCHAR2 ('' and NULL give NULL; RAW gives upper-case hex)."""
     if value is None or value == "":
@@ -154,12 +185,8 @@ def as_text(value: object) -> str | None:
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value).hex().upper() or None
     if isinstance(value, _dt.datetime):
-        from .datetimes import datetime_to_text
-
         return datetime_to_text(value)
     if isinstance(value, _dt.date):
-        from .datetimes import to_date_text
-
         return to_date_text(value)
     raise OracleFunctionError(1722, f"cannot convert {type(value).__name__} to VARCHAR2")
 

@@ -27,8 +27,8 @@ def install(engine: "Engine") -> None:
     from ..text.storage import get_index as get_text_index
 
     db = engine.db
-    engine.extensions.setdefault("bootstrap", []).extend(preferences.BOOTSTRAP + hybrid_index.BOOTSTRAP)
-    engine.extensions.setdefault("plsql_constants", {})["DBMS_VECTOR_CHAIN.VECTORIZER"] = preferences.VECTORIZER
+    engine.hooks.bootstrap.extend(preferences.BOOTSTRAP + hybrid_index.BOOTSTRAP)
+    engine.hooks.plsql_constants["DBMS_VECTOR_CHAIN.VECTORIZER"] = preferences.VECTORIZER
 
     def embed(model_name: str, texts: list[str]):
         model = engine.models.load(model_name)
@@ -55,28 +55,25 @@ def install(engine: "Engine") -> None:
         preferences.drop(engine_.db, args[0] if args else kwargs["pref_name"])
         engine_.commit()
 
-    engine.procedures["DBMS_VECTOR_CHAIN.CREATE_PREFERENCE"] = create_preference
-    engine.procedures["DBMS_VECTOR_CHAIN.DROP_PREFERENCE"] = drop_preference
+    engine.hooks.procedures["DBMS_VECTOR_CHAIN.CREATE_PREFERENCE"] = create_preference
+    engine.hooks.procedures["DBMS_VECTOR_CHAIN.DROP_PREFERENCE"] = drop_preference
 
     # -------------------------------------------------------------- DDL
     def create_hybrid_index(index_name, table, columns, rest):
         parameters = hybrid_index.create(db, index_name=index_name, table=table, columns=columns, rest=rest,
-                                         create_text_index=engine.ddl_hooks["create_text_index"],
+                                         create_text_index=engine.hooks.create_text_index,
                                          load_model=engine.models.load, embed=embed)
         db.execute('INSERT INTO "ORA$INDEXES" (index_name, table_name, index_type, uniqueness, columns, '
                    'ityp_owner, ityp_name, parameters) VALUES (?,?,?,?,?,?,?,?)',
                    (index_name, table.name, "DOMAIN", "NONUNIQUE", json.dumps(columns), "CTXSYS", "CONTEXT_V2",
                     parameters))
 
-    engine.ddl_hooks["create_hybrid_index"] = create_hybrid_index
-    engine.ddl_hooks["drop_hybrid_index"] = lambda name: hybrid_index.drop(db, name)
-    previous_drop = engine.ddl_hooks.get("drop_table")
+    engine.hooks.create_hybrid_index = create_hybrid_index
+    engine.hooks.drop_hybrid_index = lambda name: hybrid_index.drop(db, name)
 
     def drop_table(table):
         hybrid_index.drop_for_table(db, table)
-        if previous_drop:
-            previous_drop(table)
-    engine.ddl_hooks["drop_table"] = drop_table
+    engine.hooks.on_drop_table.append(drop_table)
 
     # -------------------------------------------------------------- sync with the text part
     def on_commit(conn):
@@ -89,9 +86,9 @@ def install(engine: "Engine") -> None:
                     raise ora_error(exc.code, f"{exc.message} (hybrid vector index {info.index_name} cannot "
                                               f"embed the rows of this transaction; roll back or recreate "
                                               f"the index)") from None
-    engine.commit_hooks.append(on_commit)
+    engine.hooks.on_commit.append(on_commit)
 
-    sync_text = engine.procedures.get("CTX_DDL.SYNC_INDEX")
+    sync_text = engine.hooks.procedures.get("CTX_DDL.SYNC_INDEX")
 
     def sync_index(engine_, *args, **kwargs):
         sync_text(engine_, *args, **kwargs)
@@ -102,14 +99,14 @@ def install(engine: "Engine") -> None:
             hybrid_index.sync(engine_.db, info, embed)
             engine_.commit()
     if sync_text is not None:
-        engine.procedures["CTX_DDL.SYNC_INDEX"] = sync_index
+        engine.hooks.procedures["CTX_DDL.SYNC_INDEX"] = sync_index
 
     # -------------------------------------------------------------- DBMS_HYBRID_VECTOR.SEARCH
-    searcher = Searcher(db, embed=embed, text_search=engine.extensions["text_search"],
+    searcher = Searcher(db, embed=embed, text_search=engine.hooks.text_search,
                         text_info=lambda name: get_text_index(db, name))
     engine.register("ORA_HYBRID_VECTOR_SEARCH", searcher.run, 1)
     T.ENGINE_FUNCTIONS["DBMS_HYBRID_VECTOR.SEARCH"] = ("ORA_HYBRID_VECTOR_SEARCH", "CLOB")
-    engine.table_functions["DBMS_HYBRID_VECTOR.SEARCHPIPELINE"] = lambda engine_, spec: searcher.pipeline_rows(spec)
+    engine.hooks.table_functions["DBMS_HYBRID_VECTOR.SEARCHPIPELINE"] = lambda engine_, spec: searcher.pipeline_rows(spec)
     T.TABLE_FUNCTIONS["DBMS_HYBRID_VECTOR.SEARCHPIPELINE"] = ([c.upper() for c in PIPELINE_COLUMNS],
                                                              list(PIPELINE_TYPES))
 
@@ -132,3 +129,12 @@ def chartorowid(value):
 
 def rowidtochar(value):
     return None if value is None else str(value)
+
+
+class HybridVectorIndexes:
+    """Hybrid vector indexes: DBMS_VECTOR_CHAIN preferences, CREATE HYBRID VECTOR INDEX, DBMS_HYBRID_VECTOR (after text and models)."""
+
+    name = "hybrid-vector-indexes"
+
+    def install(self, engine: "Engine") -> None:
+        install(engine)
