@@ -441,9 +441,10 @@ def _without_out_vars(parameters: Any, out_vars: dict) -> Any:
 class EmbeddedConnection(oracledb.Connection):
     """An `oracledb.Connection` that runs on the embedded engine and never opens a socket."""
 
-    def __init__(self, path: str | os.PathLike, busy_timeout: float | None = None):  # noqa: D107 - no super()
+    def __init__(self, path: str | os.PathLike, busy_timeout: float | None = None,  # noqa: D107 - no super()
+                 readonly: bool = False):
         self._version = ENGINE_VERSION
-        self._engine = Engine(path, busy_timeout=busy_timeout)
+        self._engine = Engine(path, busy_timeout=busy_timeout, readonly=readonly)
         self._open = True
         self._outputtypehandler = None
         self._inputtypehandler = None
@@ -477,6 +478,11 @@ class EmbeddedConnection(oracledb.Connection):
     @property
     def version(self) -> str:
         return self._version
+
+    @property
+    def readonly(self) -> bool:
+        """True for a session the engine refuses writes on (ORA-01031), like a read-only user on Oracle."""
+        return self._engine.readonly
 
     @property
     def thin(self) -> bool:
