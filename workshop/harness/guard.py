@@ -23,11 +23,16 @@ _PACKAGES = ("DBMS_", "UTL_", "OWA_", "HTP", "HTF", "CTX_", "CTXSYS", "SYS")
 _SYSTEM_FUNCTIONS = ("SYSDATE", "SYSTIMESTAMP", "SYS_CONTEXT", "SYS_GUID")
 
 
+#: The statement kinds the guard accepts at the top: a SELECT, WITH ... SELECT, or a set operation of them.
+QUERY_NODES = (exp.Select, exp.Union, exp.Intersect, exp.Except)
+WRITE_NODES = _WRITES
+
+
 class GuardRefused(ValueError):
     """The statement is not one read-only query over the allowlisted objects."""
 
 
-def _package_names(sql: str) -> list[str]:
+def package_names(sql: str) -> list[str]:
     """Identifiers of the statement's tokens that name a system package. Read from the tokens, not the tree:
     sqlglot rewrites some calls (DBMS_RANDOM.VALUE becomes RAND()), and comments and strings are not tokens."""
     from sqlglot.tokens import TokenType
@@ -48,14 +53,14 @@ def guard_select(sql: str, allowed: Iterable[str]) -> exp.Expression:
     if len(statements) != 1 or sql.strip().endswith(";"):
         raise GuardRefused(f"exactly one statement without ';' allowed, found {len(statements)}")
     tree = statements[0]
-    if not isinstance(tree, (exp.Select, exp.Union, exp.Intersect, exp.Except)):
+    if not isinstance(tree, QUERY_NODES):
         raise GuardRefused(f"only SELECT or WITH ... SELECT is allowed, not {tree.key.upper()}")
     for node in tree.walk():
         if isinstance(node, _WRITES):
             raise GuardRefused(f"{node.key.upper()} is not allowed inside a query")
         if isinstance(node, exp.Select) and node.args.get("locks"):
             raise GuardRefused("FOR UPDATE is not allowed: a read-only tool takes no row locks")
-    for name in _package_names(sql):
+    for name in package_names(sql):
         raise GuardRefused(f"calls of {name} are not allowed")
     ctes = {cte.alias_or_name.upper() for cte in tree.find_all(exp.CTE)}
     permitted = {name.upper() for name in allowed} | {"DUAL"}

@@ -76,10 +76,13 @@ class Harness:
 
     def __init__(self, read_conn: oracledb.Connection, write_conn: oracledb.Connection, *,
                  allowed: Iterable[str], tools: dict[str, Callable[..., Any]] | None = None,
-                 budget: Callable[[], Budget] = Budget):
+                 budget: Callable[[], Budget] = Budget,
+                 verifier: Callable[[oracledb.Connection, str, str], bool] = finding_saved,
+                 toolset_check: Callable[[Iterable[str], Iterable[str]], Any] = check_toolset):
         self.read_conn, self.write_conn = read_conn, write_conn
+        self.verifier = verifier
         self.tools = tools if tools is not None else self.default_tools()
-        self.allowed = check_toolset(self.tools, allowed)         # refuse to start on any mismatch
+        self.allowed = frozenset(toolset_check(self.tools, allowed))         # refuse to start on any mismatch
         self.make_budget = budget
 
     def default_tools(self) -> dict[str, Callable[..., Any]]:
@@ -124,7 +127,7 @@ class Harness:
             text = f"{INSUFFICIENT_CONTEXT}: no tool returned evidence for this question."
         verified = "n/a"
         if answer is not None and answer.saved_case is not None:
-            verified = "verified" if finding_saved(self.write_conn, run_id, answer.saved_case) else "unverified"
+            verified = "verified" if self.verifier(self.write_conn, run_id, answer.saved_case) else "unverified"
             record.event("VERIFY", "finding_saved", verified, {"case_ref": answer.saved_case})
             if verified == "unverified":
                 text = f"NOT DONE (unverified): the claim that {answer.saved_case} was saved has no row behind it."
