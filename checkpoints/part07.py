@@ -80,6 +80,8 @@ def check_tool_allowlist(conn: oracledb.Connection, check_toolset: Callable) -> 
                             ("a tool listed twice", allowed + ["query_finance"])):
         try:
             result = check_toolset(available, allowed)
+        except NotImplementedError:
+            raise
         except Exception as error:  # noqa: BLE001 - any refusal of a correct toolset is the learner's mistake
             fail(f"check_toolset refused {name} ({type(error).__name__}: {error}): only the set of names matters")
         expect(result is not None and set(result) == set(allowed),
@@ -91,6 +93,8 @@ def check_tool_allowlist(conn: oracledb.Connection, check_toolset: Callable) -> 
                             ("no tools at all", [])):
         try:
             check_toolset(available, allowed)
+        except NotImplementedError:
+            raise
         except Exception:  # noqa: BLE001 - the refusal is what we want
             continue
         fail(f"check_toolset accepted {name}: the agent would start with authority nobody granted or without a "
@@ -132,6 +136,26 @@ def _boundary_rate(conn: oracledb.Connection) -> int:
     return int(row[0])
 
 
+def _ends_with_loan_id(sql: str) -> bool:
+    """The statement's last ORDER BY key is LOAN_ID (by name, alias or select-list position): ties on the rate
+    are broken. Read with sqlglot, as Oracle would parse it; an equal result on one database can hide this."""
+    import sqlglot
+    from sqlglot import exp
+    try:
+        tree = sqlglot.parse_one(sql, read="oracle")
+    except sqlglot.errors.SqlglotError:
+        return False
+    order = tree.args.get("order") if isinstance(tree, exp.Select) else None
+    if order is None or not order.expressions:
+        return False
+    last = order.expressions[-1].this
+    if isinstance(last, exp.Literal) and not last.is_string:
+        items = tree.expressions
+        index = int(last.this) - 1
+        return 0 <= index < len(items) and items[index].alias_or_name.upper() == "LOAN_ID"
+    return isinstance(last, exp.Column) and last.name.upper() == "LOAN_ID"
+
+
 @checkpoint("a governed report tool", hint=REPORT_HINT)
 def check_governed_report(conn: oracledb.Connection, loans_above_rate: Callable) -> str:
     rate = _boundary_rate(conn)
@@ -170,6 +194,8 @@ def check_governed_report(conn: oracledb.Connection, loans_above_rate: Callable)
             expect(got == want, f"loans_above_rate({rate}) has the right loans in another order: highest rate first, "
                                 "ties broken by loan_id (ORDER BY rate_bp DESC, loan_id)")
     expect(texts[0] == texts[1], "the SQL text changed with the input: a governed tool runs one fixed statement")
+    expect(_ends_with_loan_id(texts[0]), "the ORDER BY does not end with loan_id: loans at one rate come back in "
+           "whatever order the database reads them (ties broken by loan_id: ORDER BY rate_bp DESC, loan_id)")
     return f"{len(expected)} loans above {rate} bp, ordered, one bound statement"
 
 
@@ -177,6 +203,16 @@ def check_governed_report(conn: oracledb.Connection, loans_above_rate: Callable)
 @checkpoint("the verifier reads authoritative state back", hint=VERIFIER_HINT)
 def check_verifier(conn: oracledb.Connection, finding_saved: Callable) -> str:
     run, other = "ckpt" + uuid.uuid4().hex[:20], "ckpt" + uuid.uuid4().hex[:20]
+    was_open = conn.transaction_in_progress
+    try:
+        _verifier_probes(conn, finding_saved, run, other)
+    finally:
+        if not was_open:
+            conn.rollback()           # nothing of the learner's was pending: end the probe's transaction too
+    return "saved, missing and another run's findings told apart from AGENT_FINDINGS"
+
+
+def _verifier_probes(conn: oracledb.Connection, finding_saved: Callable, run: str, other: str) -> None:
     with savepoint(conn):
         with conn.cursor() as cur:
             cur.execute("INSERT INTO agent_findings (run_id, case_ref, note) VALUES (:r, :c, 'probe')",
@@ -197,4 +233,3 @@ def check_verifier(conn: oracledb.Connection, finding_saved: Callable) -> str:
         expect(recorder.queries(), "finding_saved did not query the database: the verifier must read state back, "
                                    "not trust the answer")
         expect_bound(recorder, {"run_id": run, "case_ref": "CASE-9"}, "finding_saved", hint=VERIFIER_HINT)
-    return "saved, missing and another run's findings told apart from AGENT_FINDINGS"

@@ -15,8 +15,9 @@ import sqlglot
 from sqlglot import exp
 
 DEFAULT_MAX_ROWS = 50            # the MCP App caps maximumRows at 1..50
+#: Write and DDL nodes (FOR UPDATE is not among them: it is the Select's "locks" argument, checked apart).
 _WRITES = (exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.Create, exp.Drop, exp.Alter, exp.Command,
-           exp.TruncateTable, exp.Grant, exp.Lock) + tuple(getattr(exp, n) for n in ("Revoke", "Transaction",
+           exp.TruncateTable, exp.Grant) + tuple(getattr(exp, n) for n in ("Revoke", "Transaction",
                                                                                    "Commit", "Rollback")
                                                           if hasattr(exp, n))
 _PACKAGES = ("DBMS_", "UTL_", "OWA_", "HTP", "HTF", "CTX_", "CTXSYS", "SYS")
