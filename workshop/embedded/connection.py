@@ -595,6 +595,17 @@ class EmbeddedConnection(oracledb.Connection):
             raise ora_error(4043, f'object {name} does not exist')
         return handler(name)
 
+    def createlob(self, lob_type, data=None) -> oracledb.LOB:
+        """A temporary CLOB/NCLOB/BLOB held in memory (python-oracledb's Connection.createlob)."""
+        from .values import make_lob
+        self._check_open()
+        if lob_type not in (oracledb.DB_TYPE_CLOB, oracledb.DB_TYPE_NCLOB, oracledb.DB_TYPE_BLOB):
+            raise oracledb.NotSupportedError(f"createlob({lob_type}) is not supported by the embedded engine")
+        lob = make_lob(b"" if lob_type is oracledb.DB_TYPE_BLOB else "")
+        if data:
+            lob.write(data)
+        return lob
+
     def begin(self, *args, **kwargs) -> None:
         pass
 
