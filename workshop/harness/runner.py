@@ -48,7 +48,10 @@ class ScriptedPlanner:
                  repeat_last: bool = False):
         self.script, self.name, self.repeat_last, self.position = list(script), name, repeat_last, 0
 
-    def next_action(self, question: str, observations: list[dict]) -> list[Call] | Answer:
+    def next_action(self, question: str, observations: list[dict], round: int | None = None) -> list[Call] | Answer:
+        """The action of `round` (the graph passes it, so a resumed run gets the same step), else the next one."""
+        if round is not None:
+            self.position = round
         if self.position >= len(self.script):
             if self.repeat_last and self.script:
                 return self.script[-1]
