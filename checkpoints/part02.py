@@ -21,6 +21,7 @@ import oracledb
 from workshop.data import load_papers
 
 from .framework import checkpoint, expect, expect_keys, expect_ordered_by, fail
+from .recording import RecordingConnection
 from .part01 import cosine_distances, embed_query, expect_nearest, records, top_k
 
 NOTEBOOK = "02_retrieval_strategies.ipynb"
@@ -48,13 +49,16 @@ GRAPH_HINT = ("MATCH (src IS paper) <-[IS wrote]- (a IS author) -[IS wrote]-> (d
 
 
 # --------------------------------------------------------------------------- TODO 1
-@checkpoint("vector search over PAPERS", hint=VECTOR_HINT)
+@checkpoint("vector search over PAPERS", hint=[
+    "Order PAPERS by the cosine distance between EMBEDDING and the question's embedding, nearest first, and keep k "
+    "rows (part 01, section 3, did the same on PAPER_VECTORS).", VECTOR_HINT])
 def check_vector_search(conn: oracledb.Connection, vector_search: Callable[..., Any]) -> str:
     """vector_search(conn, query, k): the k papers nearest to the query by cosine distance, nearest first."""
     ids, matrix = _paper_vectors(conn)
     for query, k in VECTOR_CASES:
         call = f"vector_search(conn, {query!r}, k={k})"
-        rows = records(vector_search(conn, query, k=k), "rows")
+        recorder = RecordingConnection(conn)
+        rows = records(vector_search(recorder, query, k=k), "rows")
         expect(len(rows) <= k, f"{call} returned {len(rows)} rows, expected at most k = {k}",
                "Limit the result with FETCH APPROX FIRST :k ROWS ONLY (bind k).")
         expect_keys(rows, ["arxiv_id", "title", "distance"], what="row")
@@ -64,11 +68,14 @@ def check_vector_search(conn: oracledb.Connection, vector_search: Callable[..., 
         expect(len(rows) == k, f"{call} returned {len(rows)} rows, expected {k}",
                "PAPERS has enough rows: return exactly k.")
         expect_nearest(conn, rows, expected, dict(zip(ids, distances.tolist())), call, VECTOR_HINT, approximate=True)
-    return f"{len(VECTOR_CASES)} questions: same papers, distances and order as numpy"
+        expect_work_in_sql(recorder, call, len(rows), bound={"query": query})
+    return f"{len(VECTOR_CASES)} questions: same papers, distances and order as numpy; k and the question bound"
 
 
 # --------------------------------------------------------------------------- TODO 2
-@checkpoint("hybrid search with a keyword pre-filter", hint=PREFILTER_HINT)
+@checkpoint("hybrid search with a keyword pre-filter", hint=[
+    "The keyword condition filters (WHERE), the vector distance orders, and the row limit comes last (section 3).",
+    PREFILTER_HINT])
 def check_hybrid_prefilter(conn: oracledb.Connection, hybrid_prefilter_search: Callable[..., Any]) -> str:
     """hybrid_prefilter_search(conn, query, keywords, k): among the papers whose abstract CONTAINS `keywords`,
     the k nearest to `query`, nearest first."""
@@ -76,10 +83,12 @@ def check_hybrid_prefilter(conn: oracledb.Connection, hybrid_prefilter_search: C
     position = {arxiv_id: i for i, arxiv_id in enumerate(ids)}
     for query, keywords, k in PREFILTER_CASES:
         call = f"hybrid_prefilter_search(conn, {query!r}, {keywords!r}, k={k})"
-        rows = records(hybrid_prefilter_search(conn, query, keywords, k=k), "rows")
+        recorder = RecordingConnection(conn)
+        rows = records(hybrid_prefilter_search(recorder, query, keywords, k=k), "rows")
         expect(len(rows) <= k, f"{call} returned {len(rows)} rows, expected at most k = {k}",
                "Limit the result with FETCH FIRST :k ROWS ONLY (bind k).")
-        expect_keys(rows, ["arxiv_id", "title", "distance"], what="row")
+        expect_keys(rows, ["arxiv_id", "title", "distance", "keyword_score"], what="row",
+                    hint="Return arxiv_id, title, distance and keyword_score (SCORE(1), the label of CONTAINS(..., 1)).")
         matching = _contains(conn, keywords)
         outside = [r["arxiv_id"] for r in rows if r["arxiv_id"] not in matching]
         expect(not outside, f"{call} returned papers whose abstract does not contain {keywords}: {outside[:3]}",
@@ -94,11 +103,20 @@ def check_hybrid_prefilter(conn: oracledb.Connection, hybrid_prefilter_search: C
                f"{keywords})",
                "Filter first, then take the top k: a vector top-k filtered afterwards (a post-filter) loses rows.")
         expect_nearest(conn, rows, expected, dict(zip(ids, distances.tolist())), call, PREFILTER_HINT)
-    return f"{len(PREFILTER_CASES)} searches: only keyword matches, nearest first, k respected"
+        wrong = [(r["arxiv_id"], r["keyword_score"], matching[r["arxiv_id"]]) for r in rows
+                 if not isinstance(r["keyword_score"], (int, float)) or isinstance(r["keyword_score"], bool)
+                 or abs(float(r["keyword_score"]) - matching[r["arxiv_id"]]) > 1e-6]
+        expect(not wrong, f"{call}: keyword_score is not the CONTAINS score, e.g. (id, yours, SCORE(1)) {wrong[:2]}",
+               "keyword_score is SCORE(1): the relevance Oracle Text gives the match labelled 1 in "
+               "CONTAINS(abstract, :keywords, 1).")
+        expect_work_in_sql(recorder, call, len(rows), bound={"query": query, "keywords": keywords})
+    return f"{len(PREFILTER_CASES)} searches: only keyword matches, nearest first, k respected, SCORE(1) returned"
 
 
 # --------------------------------------------------------------------------- TODO 3
-@checkpoint("graph retrieval with GRAPH_TABLE", hint=GRAPH_HINT)
+@checkpoint("graph retrieval with GRAPH_TABLE", hint=[
+    "Walk from the seed paper to its authors and on to their other papers (GRAPH_TABLE ... MATCH, section 5), then "
+    "count the shared authors per paper.", GRAPH_HINT])
 def check_coauthor_papers(conn: oracledb.Connection, coauthor_papers: Callable[..., Any]) -> str:
     """coauthor_papers(conn, seed_id): every other paper that shares an author with the seed, with the number of
     shared authors, most shared first (ties by arxiv_id); checked against the authorship in workshop.data."""
@@ -106,7 +124,8 @@ def check_coauthor_papers(conn: oracledb.Connection, coauthor_papers: Callable[.
     total = 0
     for seed in GRAPH_SEEDS:
         call = f"coauthor_papers(conn, {seed!r})"
-        rows = records(coauthor_papers(conn, seed), "rows")
+        recorder = RecordingConnection(conn)
+        rows = records(coauthor_papers(recorder, seed), "rows")
         expect_keys(rows, ["arxiv_id", "title", "shared_authors"], what="row")
         expected = expected_coauthor_papers(seed)
         got_ids = [r["arxiv_id"] for r in rows]
@@ -132,6 +151,9 @@ def check_coauthor_papers(conn: oracledb.Connection, coauthor_papers: Callable[.
         if got_ids != [i for i, _ in expected]:
             fail(f"{call} returned the right papers in the wrong order: {got_ids[:4]}..., expected "
                  f"{[i for i, _ in expected][:4]}...", "ORDER BY shared_authors DESC, arxiv_id.")
+        expect_work_in_sql(recorder, call, len(rows), bound={"seed": seed},
+                           hint="Let SQL do the grouping: GROUP BY the paper with COUNT(DISTINCT author_id), and the "
+                                "order: ORDER BY shared_authors DESC, arxiv_id.")
         total += len(rows)
     return f"{len(GRAPH_SEEDS)} seeds, {total} co-authored papers, same as the authorship data"
 
@@ -156,10 +178,27 @@ def _paper_vectors(conn: oracledb.Connection) -> tuple[list[str], np.ndarray]:
     return [r[0] for r in rows], np.array([np.asarray(r[1], np.float64) for r in rows])
 
 
-def _contains(conn: oracledb.Connection, keywords: str) -> set[str]:
+def _contains(conn: oracledb.Connection, keywords: str) -> dict[str, float]:
+    """arxiv_id -> SCORE of every paper whose abstract matches the Oracle Text expression."""
     with conn.cursor() as cur:
-        cur.execute("SELECT arxiv_id FROM papers WHERE CONTAINS(abstract, :keywords) > 0", {"keywords": keywords})
-        return {r[0] for r in cur.fetchall()}
+        cur.execute("SELECT arxiv_id, SCORE(1) FROM papers WHERE CONTAINS(abstract, :keywords, 1) > 0",
+                    {"keywords": keywords})
+        return {r[0]: float(r[1]) for r in cur.fetchall()}
+
+
+def expect_work_in_sql(recorder: RecordingConnection, call: str, returned: int, *, bound: dict[str, str],
+                       hint: str | None = None) -> None:
+    """The learner's SQL did the work: no more rows fetched than returned (no slicing, filtering or grouping in
+    Python), and every value bound, not formatted into the SQL text."""
+    fetched = sum(s.fetched for s in recorder.statements)
+    expect(fetched <= returned, f"{call} fetched {fetched} rows from the database and returned {returned}",
+           hint or "Let the query return only the answer: the filter, the order and FETCH FIRST :k ROWS ONLY belong "
+                   "in SQL, not in a slice or a loop in Python.")
+    for name, value in bound.items():
+        formatted = [st for st in recorder.statements if value in st.sql]
+        expect(not formatted, f"{call} wrote the {name} into the SQL text instead of binding it",
+               f"Pass it as a bind variable (:{name}): text formatted into SQL breaks on quotes and lets a user "
+               "rewrite the query.")
 
 
 #: Deprecated positional aliases, kept so the part 02 tests run unchanged; notebooks call check_<name>.

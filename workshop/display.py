@@ -260,3 +260,73 @@ class Captioned:
 def captioned(frame: pd.DataFrame, caption: str) -> Captioned:
     """`frame` shown under `caption`, e.g. captioned(hits, f"reranked by {reranker_label(conn)}")."""
     return Captioned(frame, caption)
+
+
+class StrategyExplorer:
+    """The notebook's explorer: a question box, a Search button and each strategy's top k side by side.
+
+    It owns what it needs: its **own connection** (opened with `connect()` on first use, reopened if it was
+    closed), so closing the notebook's `conn` at the end of "Run All" does not break it; and its errors
+    show in its own output area, as one line, instead of in JupyterLab's hidden log.
+
+        explorer = StrategyExplorer(lambda db, q: run_strategies(q, db=db), connect, question="...")
+        explorer.show()
+    """
+
+    def __init__(self, run, connect, *, question: str = "", column: str = "title", k: int = 5, width: int = 42,
+                 describe=None):
+        import ipywidgets as widgets
+
+        self._run, self._connect = run, connect
+        self._conn = None
+        self.column, self.k, self.width = column, k, width
+        self.describe = describe or (lambda q: q)
+        self.box = widgets.Text(value=question, description="Question", layout=widgets.Layout(width="75%"),
+                                continuous_update=False)
+        self.button = widgets.Button(description="Search", button_style="primary", icon="search")
+        self.output = widgets.Output()
+        self.button.on_click(self.update)
+        self.box.observe(self.update, names="value")
+        self.widget = widgets.VBox([widgets.HBox([self.box, self.button]), self.output])
+
+    def connection(self):
+        """The explorer's own connection, (re)opened when it is missing or closed."""
+        healthy = False
+        if self._conn is not None:
+            try:
+                healthy = self._conn.is_healthy()
+            except Exception:  # noqa: BLE001 - a dead connection is replaced
+                healthy = False
+        if not healthy:
+            self._conn = self._connect()
+        return self._conn
+
+    def update(self, _=None) -> None:
+        """Run every strategy for the question in the box; show the table, or the error, in the output."""
+        question = self.box.value.strip()
+        self.output.outputs = ()
+        if not question:
+            self.output.append_stdout("Type a question first.\n")
+            return
+        try:
+            results = self._run(self.connection(), question)
+            table = compare_strategies(results, self.column, k=self.k, width=self.width)
+        except Exception as exc:  # noqa: BLE001 - shown to the learner in the widget, never swallowed
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            self.output.append_stdout(f"⚠️ the search failed: {type(exc).__name__}: {first}\n")
+            return
+        self.output.append_stdout(self.describe(question) + "\n")
+        self.output.append_display_data(table)
+
+    def show(self) -> None:
+        from IPython.display import display
+        display(self.widget)
+        self.update()
+
+    def close(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except Exception:  # noqa: BLE001 - already closed
+                pass
+            self._conn = None

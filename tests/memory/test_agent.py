@@ -187,3 +187,30 @@ def test_unrelated_memories_are_not_offered_as_answers(agent, memory):
     assert turn.results[0].output == [] and turn.answer == "I have nothing in memory about that yet."
     memory.write_knowledge("The demo is on Friday at 10:00.", {"source": "user"})
     assert agent.run("t", "When is the demo?").answer == "From memory: The demo is on Friday at 10:00."
+
+
+def test_summarising_and_expanding_are_agent_tools(memory):
+    """The agent can summarise its own thread (thread-scoped: the application passes the thread) and expand a
+    summary back into the exact turns it replaced, in order."""
+    agent = MemoryAgent(memory, tools_per_turn=8, summarise_after=100)
+    agent.register_tools()
+    for text in ("My budget is 1200 euros.", "The deadline is the 14th.", "I prefer the blue design."):
+        agent.run("dora", text)
+    turn = agent.run("dora", "Summarise our conversation so far.")
+    assert [r.call.name for r in turn.results] == ["summarise_conversation"] and turn.results[0].status == "ok"
+    summary_id = turn.results[0].output["summary_id"]
+    replaced = memory.expand_summary(summary_id)
+    assert replaced[0]["content"] == "My budget is 1200 euros." and all(t["summary_id"] == summary_id for t in replaced)
+    assert [t["id"] for t in replaced] == sorted(t["id"] for t in replaced)
+    expanded = agent.run("dora", f"What exactly did I say earlier in {summary_id}?")
+    assert [r.call.name for r in expanded.results] == ["expand_summary"]
+    assert "My budget is 1200 euros." in expanded.answer
+    assert expanded.workflow_id is None      # conversation management is not a workflow worth recalling
+
+
+def test_the_summarise_rule_and_the_expand_rule():
+    assert RulePlanner().wanted("Please summarize the conversation")[0] == "summarise the conversation"
+    context = assemble_context({"summary": ["Summary of 4 turns [summary:0123456789abcdef]"]}, 200)
+    rule, calls = RulePlanner().wanted("What exactly did we say earlier?", context)
+    assert rule == "expand a summary" and calls[0].arguments == {"summary_id": "summary:0123456789abcdef"}
+    assert RulePlanner().wanted("What exactly did we say earlier?")[0] != "expand a summary"   # no id, no call

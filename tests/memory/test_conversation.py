@@ -161,3 +161,28 @@ def test_tool_log_round_trip_scope_and_order(memory_conn, other_connection):
 def test_reset_part_3_knows_every_memory_table():
     from workshop.schema import learner_objects
     assert {(o.kind, o.name) for o in learner_objects(3)} == {("TABLE", name) for name in MEMORY_TABLES}
+
+
+def test_expand_summary_returns_the_replaced_turns_in_time_order(memory):
+    """Turns stored out of id order come back by created_at, then id; other threads' turns never."""
+    from datetime import datetime, timedelta, timezone
+    start = datetime.now(timezone.utc) - timedelta(hours=1)
+    with memory.conn.cursor() as cur:
+        for content, seconds, thread in (("second", 2, "t"), ("first", 1, "t"), ("other", 0, "u"), ("third", 2, "t")):
+            cur.execute("INSERT INTO conversation_memory (thread_id, role, content, created_at) "
+                        "VALUES (:t, 'user', :c, :at)", t=thread, c=content, at=start + timedelta(seconds=seconds))
+    memory.conn.commit()
+    ids = [t["id"] for t in memory.read_conversation("t", limit=10)]
+    summary_id = memory.write_summary("t", "three turns", ids)
+    assert [t["content"] for t in memory.expand_summary(summary_id)] == ["first", "second", "third"]
+    assert memory.expand_summary("summary:0000000000000000") == []
+
+
+def test_store_indexes_are_created_once(memory_conn):
+    from workshop.memory import create_store_indexes, create_stores
+    stores = create_stores(memory_conn)
+    assert create_store_indexes(memory_conn, stores) == create_store_indexes(memory_conn, stores)
+    rows = memory_conn.cursor().execute(
+        "SELECT table_name, COUNT(*) FROM user_indexes WHERE index_type = 'VECTOR' AND table_name LIKE '%\\_VS' "
+        "ESCAPE '\\' GROUP BY table_name ORDER BY table_name").fetchall()
+    assert rows == [(t, 1) for t in sorted(["ENTITY_VS", "KNOWLEDGE_BASE_VS", "SUMMARY_VS", "TOOLBOX_VS", "WORKFLOW_VS"])]

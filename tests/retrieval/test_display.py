@@ -151,3 +151,49 @@ def test_show_results_highlights_the_search_keywords():
     assert "ACCUM" not in page
     plain = str(view)
     assert "ORA-51962" in plain and "<mark>" not in plain and "nothing here " * 5 not in plain
+
+
+class _Conn:
+    def __init__(self):
+        self.open = True
+
+    def is_healthy(self):
+        return self.open
+
+    def close(self):
+        self.open = False
+
+
+def _explorer(run, connections):
+    from workshop.display import StrategyExplorer
+
+    def connect():
+        connections.append(_Conn())
+        return connections[-1]
+    return StrategyExplorer(run, connect, question="a question")
+
+
+def _shown(explorer):
+    return "".join(o.get("text", "") for o in explorer.output.outputs)
+
+
+def test_the_explorer_owns_its_connection_and_reopens_it():
+    """The notebook's last cell closes `conn`; the explorer never used it, and replaces its own when closed."""
+    connections, seen = [], []
+    explorer = _explorer(lambda db, q: seen.append(db) or {"x": pd.DataFrame({"title": ["t"]})}, connections)
+    explorer.update()
+    explorer.update()
+    assert len(connections) == 1 and seen == [connections[0]] * 2
+    connections[0].close()
+    explorer.update()
+    assert len(connections) == 2 and seen[-1] is connections[1]
+
+
+def test_the_explorer_shows_its_errors_in_its_output():
+    def broken(db, question):
+        raise RuntimeError("DPY-1001: not connected to database\nmore detail")
+    explorer = _explorer(broken, [])
+    explorer.update()     # does not raise: the error is shown where the learner looks
+    assert "⚠️ the search failed: RuntimeError: DPY-1001: not connected to database" in _shown(explorer)
+    explorer.box.value = "   "
+    assert "Type a question first." in _shown(explorer)

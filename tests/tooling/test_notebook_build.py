@@ -455,3 +455,17 @@ def test_moving_a_todo_renumbers_it_and_its_checkpoint_together():
     assert [cell.metadata["workshop"] for cell in moved.cells] == [
         {"todo": 1, "name": "set_y"}, {"todo": 1, "name": "set_y"}, {"todo": 2, "name": "set_x"},
         {"todo": 2, "name": "set_x"}]
+
+
+def test_prose_that_numbers_todos_must_follow_the_build():
+    first = todo("# BEGIN SOLUTION set_x\nx = 1\n# END SOLUTION")
+    second = todo("# BEGIN SOLUTION set_y\ny = 1\n# END SOLUTION")
+    fine = notebook(markdown("You write TODO 1 and TODO 2."), markdown("**TODO 1:** set x"), *first,
+                    markdown("**TODO 2:** set y (it uses TODO 1)"), *second)
+    student_notebook(fine)
+    moved = notebook(markdown("**TODO 2:** set y"), *second, markdown("**TODO 1:** set x"), *first)
+    with pytest.raises(MarkupError, match=r"the prose before TODO 1 \(set_y\) names TODO 2 but not 1"):
+        student_notebook(moved)
+    beyond = notebook(markdown("**TODO 1:** set x; TODO 3 comes later"), *first)
+    with pytest.raises(MarkupError, match="mentions TODO 3, but the notebook has 1 TODO"):
+        student_notebook(beyond)

@@ -14,7 +14,7 @@ import oracledb
 
 from .agent import AgentTurn, MemoryAgent, Plan, Planner, RulePlanner, ToolCall, ToolResult
 from .context import DEFAULT_BUDGET, SECTIONS, Context, Section, assemble_context
-from .conversation import mark_summarised, read_conversation, unsummarised_ids, write_conversation
+from .conversation import expand_summary, mark_summarised, read_conversation, unsummarised_ids, write_conversation
 from .entities import entity_id, entity_text, read_entity, write_entity
 from .knowledge import read_knowledge, write_knowledge
 from .llm import OpenAICompatiblePlanner, planner_from_env
@@ -24,7 +24,7 @@ from .overview import MEMORY_TYPES, OPERATIONS, memory_types_frame, operations_f
 from .records import text_of
 from .schema import (CONVERSATION_DDL, CONVERSATION_TABLE, ROLES, TOOL_LOG_DDL, TOOL_LOG_TABLE,
                      create_memory_tables, drop_tables)
-from .stores import STORE_TABLES, create_stores, drop_stores, search
+from .stores import STORE_TABLES, create_store_indexes, create_stores, drop_stores, search
 from .summaries import extractive_summary, read_summary, write_summary
 from .tokens import estimate_tokens, truncate_to_tokens
 from .tool_log import read_tool_log, write_tool_log
@@ -52,9 +52,9 @@ __all__ = [
     "AgentTurn", "CONVERSATION_DDL", "CONVERSATION_TABLE", "Context", "DEFAULT_BUDGET", "MEMORY_TABLES",
     "MEMORY_TYPES", "MemoryAgent", "MemoryManager", "OPERATIONS", "OpenAICompatiblePlanner", "Plan", "Planner",
     "ROLES", "RulePlanner", "SECTIONS", "STORE_TABLES", "Section", "TOOL_LOG_DDL", "TOOL_LOG_TABLE", "Tool",
-    "ToolCall", "ToolResult", "assemble_context", "calculate", "create_memory_tables", "create_stores",
+    "ToolCall", "ToolResult", "assemble_context", "calculate", "create_memory_tables", "create_store_indexes", "create_stores",
     "database_embeddings", "drop_stores", "drop_tables", "ensure_embedding_model_loaded", "entity_id",
-    "entity_text", "estimate_tokens", "extractive_summary", "mark_summarised", "memory_tools",
+    "entity_text", "estimate_tokens", "expand_summary", "extractive_summary", "mark_summarised", "memory_tools",
     "memory_types_frame", "model_loaded", "operations_frame", "planner_from_env", "read_conversation",
     "read_entity", "read_knowledge", "read_summary", "read_tool_log", "read_toolbox", "read_workflows",
     "reset_memory", "search", "text_of", "truncate_to_tokens", "unsummarised_ids", "workflow_metadata",

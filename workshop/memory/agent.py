@@ -10,10 +10,13 @@ programmatic (the application, every turn)      agent-triggered (the planner cho
 - write the user turn                           - save_knowledge / remember_entity (writes)
 - build the context from all memory types       - search_knowledge / lookup_entity /
 - retrieve the relevant tools (TOOLBOX_VS)        recall_workflows (reads)
-- log every tool call (TOOL_LOG)                - calculate
-- write the assistant turn
+- log every tool call (TOOL_LOG)                - summarise_conversation / expand_summary
+- write the assistant turn                      - calculate
 - write a workflow after a turn that used tools to answer
-- summarise the thread when it grows long
+- summarise the thread when it grows long (a backstop: the agent may summarise earlier)
+
+Too much of the left column floods every turn's context with memory nobody asked for; too much of the right
+one means important state is missed whenever the model forgets to ask. So both exist here.
 """
 from __future__ import annotations
 
@@ -28,8 +31,9 @@ from .manager import MemoryManager
 from .tool_log import output_text
 from .tools import Tool, memory_tools
 
-#: Tools that only store what the user said; a turn that used nothing else is not a workflow.
-WRITE_TOOLS = frozenset({"save_knowledge", "remember_entity"})
+#: Tools that only store what the user said or manage the conversation; a turn that used nothing else is not a
+#: workflow.
+WRITE_TOOLS = frozenset({"save_knowledge", "remember_entity", "summarise_conversation", "expand_summary"})
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,9 @@ _ENTITY = re.compile(r"^(?P<name>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)\s+is\s+(?:a
 _ARITHMETIC = re.compile(r"^\s*(?:what\s+is|calculate|compute)\s+(?P<expr>[-+*/%().\d\s]*\d[-+*/%().\d\s]*)\??\s*$",
                          re.I)
 _WHO = re.compile(r"^\s*(?i:who|what)\s+(?i:is|was|are)\s+(?P<name>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)\s*\??\s*$")
+_SUMMARISE = re.compile(r"^\s*(?:please\s+)?(?:summari[sz]e|condense)\b", re.I)
+_SUMMARY_ID = re.compile(r"summary:[0-9a-f]{16}")
+_EXPAND = re.compile(r"\b(?:expand|exactly|word for word|earlier)\b.*\b(?:summary|said|say|wrote|earlier)\b", re.I)
 _HOW = re.compile(r"^\s*how\s+(?:do|did|can|could|should|would|to)\b", re.I)
 _QUESTION = re.compile(r"\?\s*$|^\s*(?:what|which|why|when|where|who|how|is|are|does|do|can)\b", re.I)
 
@@ -79,8 +86,13 @@ class RulePlanner:
 
     name = "rule-based stand-in (no LLM)"
 
-    def wanted(self, message: str) -> tuple[str, list[ToolCall]]:
+    def wanted(self, message: str, context: Context | None = None) -> tuple[str, list[ToolCall]]:
         """The rule that fires for `message` and the calls it wants, before the offered-tools check."""
+        if _SUMMARISE.match(message):
+            return "summarise the conversation", [ToolCall("summarise_conversation", {})]
+        summary_ids = _SUMMARY_ID.findall(message) or (_SUMMARY_ID.findall(context.text) if context else [])
+        if _EXPAND.search(message) and summary_ids:
+            return "expand a summary", [ToolCall("expand_summary", {"summary_id": summary_ids[0]})]
         remember = _REMEMBER.match(message)
         if remember:
             fact = " ".join(remember["fact"].split())
@@ -104,7 +116,7 @@ class RulePlanner:
         return "statement (no rule)", []
 
     def plan(self, message: str, context: Context, tools: Sequence[Tool]) -> Plan:
-        rule, calls = self.wanted(message)
+        rule, calls = self.wanted(message, context)
         offered = {tool.name for tool in tools}
         kept = [call for call in calls if call.name in offered]
         skipped = [call.name for call in calls if call.name not in offered]
@@ -127,6 +139,13 @@ class RulePlanner:
                 parts.append(f"Noted: I will remember {call.arguments['name']} ({call.arguments['entity_type']}).")
             elif call.name == "calculate":
                 parts.append(f"{call.arguments['expression']} = {result.output}")
+            elif call.name == "summarise_conversation":
+                output = result.output or {}
+                parts.append(f"Summarised {output.get('turns', 0)} earlier turns as {output.get('summary_id')}."
+                             if output.get("summary_id") else "There was nothing old enough to summarise yet.")
+            elif call.name == "expand_summary":
+                parts.append("Earlier, word for word: " + " | ".join(" ".join(t.split()) for t in result.output[:4])
+                             if result.output else f"I found no turns for {call.arguments['summary_id']}.")
             else:
                 searched = True
                 found += [text for text in result.output if text not in found]
@@ -209,7 +228,7 @@ class MemoryAgent:
         try:
             if tool is None or tool not in offered:
                 raise LookupError(f"tool {call.name!r} was not offered this turn")
-            result = ToolResult(call, "ok", tool(**call.arguments))
+            result = ToolResult(call, "ok", tool.invoke(call.arguments, thread_id))
         except Exception as exc:  # noqa: BLE001 - a failing tool is reported to the model and logged, not fatal
             result = ToolResult(call, "error", f"{type(exc).__name__}: {exc}")
         self.memory.write_tool_log(thread_id, call.name, call.arguments, result.output, result.status)

@@ -95,3 +95,23 @@ def mark_summarised(conn: oracledb.Connection, thread_id: str, message_ids: Iter
                         "WHERE thread_id = :thread_id AND id = :id AND summary_id IS NULL",
                         [{"summary_id": summary_id, "thread_id": thread_id, "id": i} for i in ids])
         return cur.rowcount
+
+
+#: The turns a summary replaced, in the order they were said.
+SELECT_SUMMARISED = """SELECT id, thread_id, role, content, metadata, created_at, summary_id
+FROM conversation_memory
+WHERE summary_id = :summary_id
+ORDER BY created_at, id"""
+
+
+def expand_summary(conn: oracledb.Connection, summary_id: str) -> list[dict]:
+    """The turns the summary `summary_id` replaced, oldest first (keys: COLUMNS); [] for an unknown id.
+
+    The reverse of summarising: a summary keeps the context short, and when its detail is needed again
+    (an exact number, a name) the agent reads the original turns back by the id the summary left on them.
+    """
+    require_short_text(summary_id, "summary_id", MAX_THREAD_ID_BYTES)
+    with conn.cursor() as cur:
+        cur.execute(SELECT_SUMMARISED, summary_id=summary_id)
+        rows = cur.fetchall()
+    return [_turn(row) for row in rows]

@@ -82,6 +82,10 @@ class MemoryManager:
     def read_summary(self, query: str, k: int = 3, thread_id: str | None = None) -> list[dict]:
         return summaries.read_summary(self.stores, query, k, thread_id)
 
+    def expand_summary(self, summary_id: str) -> list[dict]:
+        """The turns the summary replaced, oldest first (conversation.expand_summary)."""
+        return conversation.expand_summary(self.conn, summary_id)
+
     def summarise_thread(self, thread_id: str, keep_last: int = 4,
                          summariser: Summariser = extractive_summary) -> str | None:
         """Summarise the thread's unsummarised turns except the newest keep_last; the summary id, or
@@ -109,7 +113,8 @@ class MemoryManager:
         return {
             "conversation": [f"{t['role']}: {t['content']}"
                              for t in self.read_conversation(thread_id, turns, include_summarised=False)],
-            "summary": [r["text"] for r in near(self.read_summary(query, k, thread_id=thread_id))],
+            "summary": [f"{r['text']} [{r['metadata'].get('summary_id') or r['id']}]"
+                        for r in near(self.read_summary(query, k, thread_id=thread_id))],
             "knowledge": [_bullet(r, "source") for r in near(self.read_knowledge(query, k))],
             "entity": [_bullet(r) for r in near(self.read_entity(query, k))],
             "workflow": [_bullet(r) for r in near(self.read_workflows(query, k))],

@@ -31,6 +31,8 @@ OPERATIONS = [
     {"operation": "search_knowledge -> read_knowledge", "triggered by": "agent (tool call)", "when": "it needs facts it does not have"},
     {"operation": "lookup_entity -> read_entity", "triggered by": "agent (tool call)", "when": "it is asked about a named thing"},
     {"operation": "recall_workflows -> read_workflows", "triggered by": "agent (tool call)", "when": "it is asked how to do something"},
+    {"operation": "summarise_conversation -> summarise_thread", "triggered by": "agent (tool call)", "when": "the user asks, or the topic changes"},
+    {"operation": "expand_summary", "triggered by": "agent (tool call)", "when": "it needs the exact turns a summary replaced"},
 ]
 
 

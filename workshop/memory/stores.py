@@ -37,11 +37,37 @@ DISTANCE = DistanceStrategy.COSINE
 Stores = Mapping[str, OracleVS]
 
 
-def create_stores(conn: oracledb.Connection, embeddings: Embeddings | None = None) -> dict[str, OracleVS]:
-    """The five stores (their tables are created if missing), keyed as in STORE_TABLES."""
+def create_stores(conn: oracledb.Connection, embeddings: Embeddings | None = None, *,
+                  index: bool = True) -> dict[str, OracleVS]:
+    """The five stores (their tables, and with `index` their HNSW indexes, are created if missing), keyed as in
+    STORE_TABLES."""
     embeddings = embeddings or database_embeddings(conn)
-    return {key: OracleVS(conn, embeddings, table, DISTANCE, mutate_on_duplicate=True)
-            for key, table in STORE_TABLES.items()}
+    stores = {key: OracleVS(conn, embeddings, table, DISTANCE, mutate_on_duplicate=True)
+              for key, table in STORE_TABLES.items()}
+    if index:
+        create_store_indexes(conn, stores)
+    return stores
+
+
+def index_name(table: str) -> str:
+    """The fixed name of a store's HNSW index: a fixed name is what makes creating it idempotent."""
+    return f"{table}_HNSW"
+
+
+def create_store_indexes(conn: oracledb.Connection, stores: Mapping[str, OracleVS]) -> list[str]:
+    """An HNSW index (the store's distance) on every store's EMBEDDING column, unless it exists; the names.
+
+    One index per memory type is one reason for separate tables: each index is sized for its own rows.
+    create_index checks USER_INDEXES for the name first, so a second run changes nothing (without a fixed
+    name it would invent a new one and fail with ORA-01408, the column is already indexed).
+    """
+    from langchain_oracledb.vectorstores.oraclevs import create_index
+    names = []
+    for key, store in stores.items():
+        name = index_name(STORE_TABLES.get(key, store.table_name.strip('"')))
+        create_index(conn, store, params={"idx_name": name, "idx_type": "HNSW"})
+        names.append(name)
+    return names
 
 
 def store_for(stores: Stores, key: str) -> OracleVS:

@@ -1,4 +1,4 @@
-"""The tools the agent may call: five memory tools and one ordinary tool (a calculator).
+"""The tools the agent may call: seven memory tools and one ordinary tool (a calculator).
 
 The *agent* decides to call these (agent-triggered memory operations); the application
 registers their descriptions in TOOLBOX_VS so that each turn offers only the nearest few.
@@ -22,6 +22,7 @@ class Tool:
     parameters: dict                   # {"arg": {"type": "string", "description": "..."}}; all required
     function: Callable[..., Any] = field(repr=False)
     memory: str | None = None          # the memory type it reads or writes, None for other tools
+    thread_scoped: bool = False        # the application passes the current thread_id (the model never names it)
 
     def schema(self) -> dict:
         """The OpenAI-style function schema an LLM is given."""
@@ -35,6 +36,16 @@ class Tool:
         if unknown or missing:
             raise TypeError(f"{self.name}: unknown arguments {sorted(unknown)}, missing {sorted(missing)}")
         return self.function(**arguments)
+
+    def invoke(self, arguments: dict, thread_id: str) -> Any:
+        """Call the tool with the model's arguments (checked) plus, for a thread-scoped tool, the thread."""
+        if not self.thread_scoped:
+            return self(**arguments)
+        unknown = set(arguments) - set(self.parameters)
+        missing = set(self.parameters) - set(arguments)
+        if unknown or missing:
+            raise TypeError(f"{self.name}: unknown arguments {sorted(unknown)}, missing {sorted(missing)}")
+        return self.function(thread_id=thread_id, **arguments)
 
 
 #: Cosine distance above which a memory is not returned by the read tools: the nearest record is not
@@ -68,6 +79,14 @@ def memory_tools(memory: "MemoryManager") -> list[Tool]:
     def recall_workflows(task: str) -> list[str]:
         return _relevant(memory.read_workflows(task, k=1))
 
+    def summarise_conversation(thread_id: str) -> dict:
+        summary_id = memory.summarise_thread(thread_id, keep_last=2)
+        return {"summary_id": summary_id,
+                "turns": len(memory.expand_summary(summary_id)) if summary_id else 0}
+
+    def expand_summary(summary_id: str) -> list[str]:
+        return [f"{t['role']}: {t['content']}" for t in memory.expand_summary(summary_id)]
+
     return [
         Tool("save_knowledge", "Remember a fact, date or preference for later conversations. Use when the user says "
              "'remember that ...' about something that is not a named person or project, e.g. 'remember that the "
@@ -88,6 +107,12 @@ def memory_tools(memory: "MemoryManager") -> list[Tool]:
         Tool("recall_workflows", "Recall how to do a task: the steps that worked before, for 'how do I ...' or "
              "'how can I ...' questions, e.g. 'how do I tune an index?'.",
              {"task": _string("the task to do")}, recall_workflows, "workflow"),
+        Tool("summarise_conversation", "Summarise this conversation so far: condense the older turns into one "
+             "summary, e.g. when the user says 'summarise our conversation' or the talk changes topic.",
+             {}, summarise_conversation, "summary", thread_scoped=True),
+        Tool("expand_summary", "Expand a summary back into the exact earlier turns it replaced, when a detail of the "
+             "earlier conversation is needed, e.g. 'what exactly did I say earlier?' (needs the summary id).",
+             {"summary_id": _string("the id of the summary, e.g. summary:0123abcd...")}, expand_summary, "summary"),
         Tool("calculate", "Calculate arithmetic with numbers, e.g. 'what is 12 * (3 + 4)?'.",
              {"expression": _string("the arithmetic expression")}, calculate, None),
     ]

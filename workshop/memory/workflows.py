@@ -25,7 +25,7 @@ from .stores import Stores, store_for
 SUCCESSFUL_NEAREST = """SELECT text, metadata, VECTOR_DISTANCE(embedding, :query_vector, COSINE) AS distance
 FROM {table}
 WHERE JSON_EXISTS(metadata, '$?(@.success == true)')
-ORDER BY distance
+ORDER BY distance, id
 FETCH FIRST :k ROWS ONLY"""
 
 

@@ -100,6 +100,7 @@ def analyse(solution: nbformat.NotebookNode, label: str) -> tuple[dict[int, list
             regions[index] = found
     todos = _number_todos(solution, regions, label, problems)
     _check_names(solution, todos, label, problems)
+    _check_prose_numbers(solution, todos, label, problems)
     if problems:
         raise MarkupError("\n".join(problems))
     return regions, todos
@@ -129,6 +130,32 @@ def called_names(source: str, where: str) -> list[str]:
         return []
     return [node.func.id if isinstance(node.func, ast.Name) else node.func.attr for node in ast.walk(tree)
             if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))]
+
+
+_PROSE_TODO = re.compile(r"\bTODO\s+(\d+)\b")
+
+
+def _check_prose_numbers(solution, todos: list[Todo], label: str, problems: list[str]) -> None:
+    """Markdown that numbers TODOs follows the build's numbering: no 'TODO n' beyond the last TODO, and the prose
+    that introduces a TODO (the markdown since the previous checkpoint), if it names TODO numbers, names its own.
+    So moving or inserting a TODO fails the build until the prose is renumbered too."""
+    for index, cell in enumerate(solution.cells):
+        if cell.cell_type == "markdown":
+            beyond = sorted({int(n) for n in _PROSE_TODO.findall(cell.source) if int(n) > len(todos)})
+            if beyond:
+                problems.append(f"{describe_cell(label, index, cell)}: mentions TODO {beyond[0]}, but the notebook has "
+                                f"{len(todos)} TODO(s)")
+    previous_end = -1
+    for todo in todos:
+        mentioned: set[int] = set()
+        for index in range(previous_end + 1, todo.cell_index):
+            if solution.cells[index].cell_type == "markdown":
+                mentioned.update(int(n) for n in _PROSE_TODO.findall(solution.cells[index].source))
+        if mentioned and todo.number not in mentioned:
+            problems.append(f"{describe_cell(label, todo.cell_index, solution.cells[todo.cell_index])}: the prose "
+                            f"before TODO {todo.number} ({todo.name}) names TODO {', '.join(map(str, sorted(mentioned)))} "
+                            f"but not {todo.number}; renumber the prose")
+        previous_end = todo.checkpoint_index
 
 
 def _check_names(solution, todos: list[Todo], label: str, problems: list[str]) -> None:
