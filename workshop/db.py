@@ -46,13 +46,30 @@ def engine_name() -> str:
 
 def connect(*, retries: int | None = None, first_delay: float = 1.0,
             sleep: Callable[[float], None] = time.sleep,
-            say: Callable[[str], None] | None = None) -> oracledb.Connection:
+            say: Callable[[str], None] | None = None, readonly: bool = False) -> oracledb.Connection:
     """Open a connection to the configured engine (see module docstring). While Oracle is not answering yet, each
-    retry says what it is waiting for (`say`, default: print)."""
+    retry says what it is waiting for (`say`, default: print).
+
+    `readonly=True` opens a session that the database itself refuses writes on: on the embedded engine a
+    read-only connection (ORA-01031 for DML, DDL and FOR UPDATE); on Oracle the read-only user named by
+    ORACLE_READONLY_USER / ORACLE_READONLY_PASSWORD, which holds only SELECT grants (docs/troubleshooting.md,
+    Part 07). There is no fallback to the read-write user."""
     if not config.oracle_dsn():
         from .embedded import connect as connect_embedded
-        return connect_embedded(config.embedded_db_path())
+        return connect_embedded(config.embedded_db_path(), readonly=readonly)
     settings = OracleSettings.from_env()
+    if readonly:
+        user = os.environ.get("ORACLE_READONLY_USER")
+        password = os.environ.get("ORACLE_READONLY_PASSWORD")
+        if not user or not password:
+            raise RuntimeError("connect(readonly=True) on Oracle needs ORACLE_READONLY_USER and "
+                               "ORACLE_READONLY_PASSWORD: a user with only SELECT grants (docs/troubleshooting.md, "
+                               "Part 07); it never falls back to the read-write user.")
+        owner = settings.user
+        conn = connect_oracle(OracleSettings(settings.dsn, user, password), retries=retries,
+                              first_delay=first_delay, sleep=sleep, say=say)
+        conn.current_schema = owner      # unqualified names resolve to the workshop schema it may only read
+        return conn
     return connect_oracle(settings, retries=retries, first_delay=first_delay, sleep=sleep, say=say)
 
 

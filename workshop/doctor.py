@@ -359,6 +359,7 @@ PREFLIGHT_TABLES: dict[str, list[str]] = {
     "02": ["WORKSHOP_META", "PAPERS", "AUTHORS", "PAPER_AUTHORS", "PAPER_SIMILARITY", "RESEARCH_CHUNKS"],
     "03": [],
     "04": ["WORKSHOP_META", *(t.name for t in FINANCE_TABLES)],       # part 04 reads the FINANCE schema
+    "07": ["WORKSHOP_META", *(t.name for t in FINANCE_TABLES)],       # part 07's tools read the FINANCE schema
 }
 
 

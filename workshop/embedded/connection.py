@@ -410,9 +410,10 @@ def _without_out_vars(parameters: Any, out_vars: dict) -> Any:
 class EmbeddedConnection(oracledb.Connection):
     """An `oracledb.Connection` that runs on the embedded engine and never opens a socket."""
 
-    def __init__(self, path: str | os.PathLike, busy_timeout: float | None = None):  # noqa: D107 - no super()
+    def __init__(self, path: str | os.PathLike, busy_timeout: float | None = None,  # noqa: D107 - no super()
+                 readonly: bool = False):
         self._version = ENGINE_VERSION
-        self._engine = Engine(path, busy_timeout=busy_timeout, plugins=extensions.PLUGINS)
+        self._engine = Engine(path, busy_timeout=busy_timeout, plugins=extensions.PLUGINS, readonly=readonly)
         self._open = True
         self._outputtypehandler = None
         self._inputtypehandler = None
@@ -446,6 +447,11 @@ class EmbeddedConnection(oracledb.Connection):
     @property
     def version(self) -> str:
         return self._version
+
+    @property
+    def readonly(self) -> bool:
+        """True for a session the engine refuses writes on (ORA-01031), like a read-only user on Oracle."""
+        return self._engine.readonly
 
     @property
     def thin(self) -> bool:
@@ -557,6 +563,17 @@ class EmbeddedConnection(oracledb.Connection):
         if handler is None:
             raise ora_error(4043, f'object {name} does not exist')
         return handler(name)
+
+    def createlob(self, lob_type, data=None) -> oracledb.LOB:
+        """A temporary CLOB/NCLOB/BLOB held in memory (python-oracledb's Connection.createlob)."""
+        from .values import make_lob
+        self._check_open()
+        if lob_type not in (oracledb.DB_TYPE_CLOB, oracledb.DB_TYPE_NCLOB, oracledb.DB_TYPE_BLOB):
+            raise oracledb.NotSupportedError(f"createlob({lob_type}) is not supported by the embedded engine")
+        lob = make_lob(b"" if lob_type is oracledb.DB_TYPE_BLOB else "")
+        if data:
+            lob.write(data)
+        return lob
 
     def begin(self, *args, **kwargs) -> None:
         pass

@@ -45,7 +45,7 @@ class Engine:
     """One SQLite connection speaking Oracle SQL."""
 
     def __init__(self, path: str | os.PathLike, busy_timeout: float | None = None,
-                 plugins: Sequence[Plugin] = ()):
+                 plugins: Sequence[Plugin] = (), readonly: bool = False):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.busy_timeout = DEFAULT_BUSY_TIMEOUT_S if busy_timeout is None else busy_timeout
@@ -76,6 +76,8 @@ class Engine:
         self.catalog.policy_loader = self.hooks.policies
         C.DICTIONARY_NAMES.update(self.hooks.views)
         self._run_with_retry(lambda: C.bootstrap(self.db, self.hooks.views, self.hooks.bootstrap))
+        #: A read-only session (set after the catalog bootstrap, which may write): see _refuse_write.
+        self.readonly = readonly
 
     # ------------------------------------------------------------------ setup
     def _pragma(self, text: str) -> None:
@@ -275,6 +277,8 @@ class Engine:
         if _SYSTIMESTAMP_CALL.search(code_mask(sql)):
             raise errors.EngineError(904, '"SYSTIMESTAMP": invalid identifier (SYSTIMESTAMP takes no precision; '
                                           'write CURRENT_TIMESTAMP(3) or CAST(SYSTIMESTAMP AS TIMESTAMP(3)))')
+        if self.readonly:
+            _refuse_write(sql, kind)
         if kind in ("COMMIT",):
             self.commit()
             return Result()
@@ -471,6 +475,8 @@ class Engine:
                 if words and words[0] in ("BEGIN", "DECLARE"):
                     counts = [self._execute(sql, row, input_types).rowcount for row in rows]
                     return sum(counts), [], [], counts
+                if self.readonly:
+                    _refuse_write(sql, words[0] if words else "")
                 plan = self.plan_for(sql, words)
                 if plan.kind != "dml":
                     raise unsupported("executemany() with a query")
@@ -525,6 +531,27 @@ class Engine:
                 raise self._sqlite_error(exc) from None
             except Exception as exc:  # noqa: BLE001 - every error leaves as an oracledb exception
                 raise errors.as_oracle_error(exc) from None
+
+
+# ---------------------------------------------------------------------- read-only sessions
+#: What a read-only session may run: queries, transaction control, and PL/SQL blocks (whose inner
+#: statements come back through _execute and are checked one by one; procedure calls such as the
+#: trusted context package's SET_CONTEXT change only the session).
+_READONLY_KINDS = {"SELECT", "WITH", "(", "COMMIT", "ROLLBACK", "SAVEPOINT", "BEGIN", "DECLARE"}
+_FOR_UPDATE = re.compile(r"\bFOR\s+UPDATE\b", re.I)
+_WRITE_WORDS = re.compile(r"\b(INSERT|UPDATE|DELETE|MERGE)\b", re.I)
+
+
+def _refuse_write(sql: str, kind: str) -> None:
+    """A read-only session, as on Oracle a user that holds only SELECT/READ grants (a read-only role): every
+    write, DDL and row lock fails with ORA-01031, from the database, whatever the caller's code checked."""
+    masked = code_mask(strip_comments(sql))
+    if kind not in _READONLY_KINDS:
+        raise errors.EngineError(1031, f"insufficient privileges ({kind} in a read-only session)")
+    if kind in ("SELECT", "WITH", "(") and _FOR_UPDATE.search(masked):
+        raise errors.EngineError(1031, "insufficient privileges (SELECT ... FOR UPDATE in a read-only session)")
+    if kind == "WITH" and _WRITE_WORDS.search(masked):
+        raise errors.EngineError(1031, "insufficient privileges (a write inside WITH in a read-only session)")
 
 
 # ---------------------------------------------------------------------- statement text

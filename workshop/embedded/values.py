@@ -129,6 +129,20 @@ class _LobImpl:
             return False
         if name in ("open", "close"):
             return None
+        if name == "write":                        # temporary LOBs (Connection.createlob): Oracle's 1-based offset
+            data = args[0] if args else kwargs["data"]
+            offset = args[1] if len(args) > 1 else kwargs.get("offset", 1)
+            if isinstance(self.value, bytes) != isinstance(data, (bytes, bytearray)):
+                raise TypeError(f"a {'BLOB' if isinstance(self.value, bytes) else 'CLOB'} takes "
+                                f"{'bytes' if isinstance(self.value, bytes) else 'str'}, not {type(data).__name__}")
+            start = max(int(offset or 1) - 1, 0)
+            pad = (b"\x00" if isinstance(self.value, bytes) else " ") * max(start - len(self.value), 0)
+            head = self.value[:start] + pad
+            self.value = head + data + self.value[start + len(data):]
+            return None
+        if name == "trim":
+            self.value = self.value[:int(args[0] if args else kwargs.get("new_size", 0))]
+            return None
         raise oracledb.NotSupportedError(f"LOB.{name}() is not supported by the embedded engine")
 
 

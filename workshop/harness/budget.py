@@ -1,0 +1,47 @@
+"""Budgets that end a run instead of letting it loop: tool calls (the refunds harness stops at ten), estimated
+tokens of tool output fed back to the planner, and planning rounds."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from workshop.memory.tokens import estimate_tokens
+
+DEFAULT_MAX_TOOL_CALLS = 10
+
+
+class BudgetExhausted(RuntimeError):
+    """A budget ran out; `.which` is 'tool_calls', 'tokens' or 'rounds'."""
+
+    def __init__(self, which: str, message: str):
+        super().__init__(message)
+        self.which = which
+
+
+@dataclass
+class Budget:
+    max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS
+    max_tokens: int = 20000
+    max_rounds: int = 6
+    tool_calls: int = field(default=0, init=False)
+    tokens: int = field(default=0, init=False)
+    rounds: int = field(default=0, init=False)
+
+    def start_round(self) -> None:
+        if self.rounds >= self.max_rounds:
+            raise BudgetExhausted("rounds", f"rounds budget of {self.max_rounds} exhausted")
+        self.rounds += 1
+
+    def charge_call(self) -> None:
+        """Call before a tool runs: the call that would exceed the cap never runs."""
+        if self.tool_calls >= self.max_tool_calls:
+            raise BudgetExhausted("tool_calls", f"tool-call cap of {self.max_tool_calls} reached")
+        self.tool_calls += 1
+
+    def admit_text(self, text: str) -> str:
+        """Admit tool output into the planner's context only if it fits the token budget."""
+        cost = estimate_tokens(text)
+        if self.tokens + cost > self.max_tokens:
+            raise BudgetExhausted("tokens", f"token budget of {self.max_tokens} would be exceeded "
+                                            f"({self.tokens} used, {cost} more)")
+        self.tokens += cost
+        return text

@@ -1,0 +1,131 @@
+"""The harness as a LangGraph graph whose state lives in the workshop database (langgraph-oracledb's OracleSaver).
+
+Nodes: context assembly → planning → tool execution (looping back to planning) → verification → memory
+write-back. Every gate of `Harness` still applies (allowlist, typed inputs, budgets, the read-only session,
+the run record); the graph adds a visible structure and durable state: interrupt a run, restart the kernel,
+and `resume` continues at the node where it stopped.
+
+The planner is pluggable: anything with `next_action(question, observations, round)`. `ScriptedPlanner` is a
+function of the round, so a resumed run asks it for the same step again; `ChatPlanner` (workshop.harness.chat)
+is used only when WORKSHOP_LLM_BASE_URL and WORKSHOP_LLM_MODEL are set.
+"""
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+
+from .budget import Budget, BudgetExhausted
+from .runlog import RunRecorder
+from .runner import INSUFFICIENT_CONTEXT, Answer, Call, Harness
+
+
+class AgentState(TypedDict, total=False):
+    question: str
+    thread_id: str
+    run_id: str
+    context: list[str]
+    pending: list[dict]
+    observations: list[dict]
+    answer: str
+    saved_case: str | None
+    status: str
+    verified: str
+    tool_calls: int
+    rounds: int
+
+
+def _recorder(harness: Harness, state: AgentState) -> RunRecorder:
+    """The run's recorder, continuing its event numbering (also after a restart)."""
+    recorder = RunRecorder.__new__(RunRecorder)
+    recorder.conn, recorder.run_id = harness.write_conn, state["run_id"]
+    with harness.write_conn.cursor() as cur:
+        cur.execute("SELECT NVL(MAX(seq), 0) FROM agent_run_events WHERE run_id = :r", r=state["run_id"])
+        recorder.seq = int(cur.fetchone()[0])
+    return recorder
+
+
+def build_agent_graph(harness: Harness, planner: Any, *, checkpointer: Any = None,
+                      context: Callable[[str], list[str]] = lambda question: [],
+                      write_back: Callable[[AgentState], None] = lambda state: None,
+                      budget: Budget | None = None, interrupt_before: list[str] | None = None):
+    limits = budget or Budget()
+
+    def assemble_context(state: AgentState) -> dict:
+        run_id = state.get("run_id") or uuid.uuid4().hex
+        RunRecorder(harness.write_conn, run_id, state.get("thread_id", "default"), planner.name)
+        recorder = _recorder(harness, {"run_id": run_id})
+        recorder.event("CONVERSATION", "user", "received", {"text": state["question"]})
+        found = context(state["question"])
+        recorder.event("CONTEXT", "assemble_context", "success", outputs={"items": len(found)})
+        return {"run_id": run_id, "context": found, "observations": [], "pending": [], "tool_calls": 0,
+                "rounds": 0, "status": "running"}
+
+    def plan(state: AgentState) -> dict:
+        if state["rounds"] >= limits.max_rounds:
+            _recorder(harness, state).event("RUNTIME", "rounds", "budget_exhausted")
+            return {"status": "budget_exhausted", "pending": []}
+        action = planner.next_action(state["question"], state["observations"], state["rounds"])
+        if isinstance(action, Answer):
+            return {"answer": action.text, "saved_case": action.saved_case, "pending": [],
+                    "rounds": state["rounds"] + 1}
+        return {"pending": [{"name": c.name, "arguments": c.arguments} for c in action],
+                "rounds": state["rounds"] + 1}
+
+    def tools(state: AgentState) -> dict:
+        recorder = _recorder(harness, state)
+        run_budget = Budget(limits.max_tool_calls, limits.max_tokens, limits.max_rounds)
+        run_budget.tool_calls = state["tool_calls"]
+        observations = list(state["observations"])
+        try:
+            for call in state["pending"]:
+                observation = harness._call(state["run_id"], Call(call["name"], call["arguments"]), run_budget, recorder)
+                observations.append({**observation, "output": observation["output"]})
+        except BudgetExhausted as exhausted:
+            recorder.event("RUNTIME", exhausted.which, "budget_exhausted")
+            return {"observations": observations, "pending": [], "tool_calls": run_budget.tool_calls,
+                    "status": "budget_exhausted"}
+        return {"observations": observations, "pending": [], "tool_calls": run_budget.tool_calls}
+
+    def verify(state: AgentState) -> dict:
+        recorder = _recorder(harness, state)
+        evidence = [o for o in state["observations"] if o["status"] == "success" and o["output"]]
+        status = "completed" if state.get("status") == "running" else state["status"]
+        text = state.get("answer") or "The run stopped: its budget ran out."
+        if state.get("answer") and not evidence:
+            text = f"{INSUFFICIENT_CONTEXT}: no tool returned evidence for this question."
+        verified = "n/a"
+        if state.get("answer") and state.get("saved_case"):
+            ok = harness.verifier(harness.write_conn, state["run_id"], state["saved_case"])
+            verified = "verified" if ok else "unverified"
+            recorder.event("VERIFY", "finding_saved", verified, {"case_ref": state["saved_case"]})
+            if not ok:
+                text = f"NOT DONE (unverified): the claim that {state['saved_case']} was saved has no row behind it."
+        recorder.event("CONVERSATION", "assistant", "READY" if evidence else INSUFFICIENT_CONTEXT,
+                       outputs={"text": text})
+        recorder.finish(status, verified, text)
+        return {"answer": text, "status": status, "verified": verified}
+
+    def memory_write_back(state: AgentState) -> dict:
+        write_back(state)
+        return {}
+
+    def after_plan(state: AgentState) -> str:
+        return "tools" if state.get("pending") and state.get("status") == "running" else "verify"
+
+    def after_tools(state: AgentState) -> str:
+        return "plan" if state.get("status") == "running" else "verify"
+
+    graph = StateGraph(AgentState)
+    for name, node in (("assemble_context", assemble_context), ("plan", plan), ("tools", tools),
+                       ("verify", verify), ("memory_write_back", memory_write_back)):
+        graph.add_node(name, node)
+    graph.add_edge(START, "assemble_context")
+    graph.add_edge("assemble_context", "plan")
+    graph.add_conditional_edges("plan", after_plan, {"tools": "tools", "verify": "verify"})
+    graph.add_conditional_edges("tools", after_tools, {"plan": "plan", "verify": "verify"})
+    graph.add_edge("verify", "memory_write_back")
+    graph.add_edge("memory_write_back", END)
+    return graph.compile(checkpointer=checkpointer, interrupt_before=interrupt_before)
