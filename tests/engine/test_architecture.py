@@ -34,7 +34,7 @@ def test_each_contract_breaks_on_a_planted_violation(tmp_path, monkeypatch, kind
     (pkg / "memory").mkdir()
     for init in (pkg, pkg / "embedded", pkg / "memory"):
         (init / "__init__.py").write_text("")
-    for name in ("retrieval", "knowledge", "pipeline", "display", "setup", "schema", "doctor", "reset",
+    for name in ("retrieval", "knowledge", "pipeline", "evaluation", "agent_memory", "display", "setup", "schema", "doctor", "reset",
                  "notebooks", "notebook_build", "verify_oracle", "oracle_grants"):
         (pkg / f"{name}.py").write_text("")
     (pkg / "db.py").write_text("def connect():\n    from .embedded import engine\n    return engine\n")
