@@ -158,3 +158,23 @@ def test_langchain_similarity_search_respects_policy(secured, conn):
                        policy_name => 'MEM_TENANT', function_schema => USER,
                        policy_function => 'MEMORIES_PREDICATE', statement_types => 'SELECT'); END;""")
     assert [d.page_content for d in store.similarity_search("fact", k=5)] == ["acme fact"]
+
+
+def test_replacing_the_package_spec_fails_only_its_tables_until_the_body_is_back(secured, conn):
+    """CREATE OR REPLACE PACKAGE (the spec) while policies use its body: as on Oracle, the other statements of the
+    session keep working, the protected table's queries fail with ORA-28112, and re-creating the body (the step
+    that a re-run of a set-up cell does next) restores them. Before, every statement failed, the body included."""
+    cur = secured
+    cur.execute("CREATE OR REPLACE PACKAGE tenant_pkg AS PROCEDURE set_tenant(p_tenant IN VARCHAR2); END;")
+    cur.execute("SELECT 1 FROM dual")
+    assert cur.fetchall() == [(1,)]
+    with pytest.raises(oracledb.DatabaseError) as info:
+        cur.execute("SELECT tenant_id FROM chunks")
+    assert ora_code(info) == 28112
+    with pytest.raises(oracledb.DatabaseError) as info:
+        cur.execute("INSERT INTO chunks (id, tenant_id, body) VALUES (9, 'acme', 'x')")
+    assert ora_code(info) == 28112
+    conn.rollback()
+    cur.execute(PACKAGE)
+    cur.callproc("tenant_pkg.set_tenant", ["acme"])
+    assert _tenants(cur, "SELECT tenant_id FROM chunks") == {"acme"}

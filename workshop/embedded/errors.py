@@ -47,6 +47,7 @@ class EngineError(Exception):
 
 _SQLITE_PATTERNS: list[tuple[re.Pattern, int, str]] = [
     (re.compile(r"ORA-28115: (.*)"), 28115, "{0}"),
+    (re.compile(r"ORA-28112: (.*)"), 28112, "{0}"),
     (re.compile(r"no such table: (?:main\.)?(\S+)"), 942, "table or view \"{0}\" does not exist"),
     (re.compile(r"no such column: (\S+)"), 904, "\"{0}\": invalid identifier"),
     (re.compile(r"(?:UNIQUE|PRIMARY KEY) constraint failed: (.+)"), 1, "unique constraint ({0}) violated"),

@@ -68,6 +68,9 @@ class Policy:
     statement_types: frozenset[str]
     predicate: str
     update_check: bool
+    #: Why the policy function cannot be evaluated (ORA-28112), raised when a statement touches the table, as on
+    #: Oracle: a broken policy function fails the queries of its own table, not every statement of the session.
+    error: Exception | None = None
 
 
 # ----------------------------------------------------------------------------- PL/SQL units
@@ -356,8 +359,12 @@ def install(engine: "Engine") -> None:
         except Exception:  # noqa: BLE001 - catalog not bootstrapped yet
             return out
         for table, name, function, types, check in rows:
-            predicate = policy_function_predicate(None, function)
-            out.setdefault(table, []).append(Policy(table, name, frozenset(types.split(",")), predicate, bool(check)))
+            try:
+                predicate, error = policy_function_predicate(None, function), None
+            except EngineError as exc:   # e.g. a package spec replaced before its body: fails at use, not here
+                predicate, error = "1 = 0", exc
+            out.setdefault(table, []).append(Policy(table, name, frozenset(types.split(",")), predicate, bool(check),
+                                                    error))
         return out
 
     engine.hooks.policies = policies
@@ -378,6 +385,14 @@ def install(engine: "Engine") -> None:
             table = engine_.catalog.table(table_name)
             for policy in items:
                 if not policy.update_check:
+                    continue
+                if policy.error is not None:     # writes to the table fail with the policy's own error
+                    for event in ("INSERT", "UPDATE"):
+                        if event in policy.statement_types:
+                            db.execute(f'CREATE TEMP TRIGGER "ORA$RLS_{table_name}_{policy.name}_{event}" '
+                                       f'BEFORE {event} ON main."{table_name}" '
+                                       f"BEGIN SELECT RAISE(ABORT, 'ORA-28112: failed to execute policy function'); "
+                                       f"END")
                     continue
                 condition = normalize_identifiers(parse(f"SELECT 1 FROM DUAL WHERE {policy.predicate}").args["where"].this)
                 for col in condition.find_all(exp.Column):

@@ -371,8 +371,11 @@ class Translator:
     # ------------------------------------------------------------------ row-level security
     def policy_predicate(self, table: str, statement_type: str) -> str | None:
         """The conjunction of the enabled policies' predicates for this table and statement type."""
-        found = [p.predicate for p in getattr(self.catalog, "policies", {}).get(table, [])
-                 if statement_type in p.statement_types]
+        applying = [p for p in getattr(self.catalog, "policies", {}).get(table, []) if statement_type in p.statement_types]
+        for policy in applying:
+            if getattr(policy, "error", None) is not None:
+                raise policy.error
+        found = [p.predicate for p in applying]
         return " AND ".join(f"({p})" for p in found) if found else None
 
     def policy_condition(self, predicate: str, scope: Scope) -> exp.Expression:
