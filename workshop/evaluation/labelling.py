@@ -142,5 +142,6 @@ def graded_queries(conn: oracledb.Connection, *, prefix: str = "H", intent: str 
 
 def export_golden_jsonl(conn: oracledb.Connection, path: str | Path, **kwargs: Any) -> list[dict]:
     records = graded_queries(conn, **kwargs)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
     return records
