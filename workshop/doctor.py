@@ -363,12 +363,19 @@ PREFLIGHT_TABLES: dict[str, list[str]] = {
 }
 
 
+#: A message line that starts with this is a command to paste, shown whole however long the path.
+COMMAND_INDENT = "      "
+
+
 class PreflightFailed(RuntimeError):
     """The database or the model a notebook needs is missing: one readable message, no stack (Jupyter, nbval)."""
 
     def _render_traceback_(self) -> list[str]:
         lines = ["❌ preflight: the notebook cannot run yet"]
         for line in str(self).splitlines():
+            if line.startswith(COMMAND_INDENT):        # a command to paste: never split across lines
+                lines.append(line)
+                continue
             lines += textwrap.wrap(line, 96, initial_indent="   ", subsequent_indent="     ", break_long_words=False)
         return lines
 
@@ -383,7 +390,7 @@ def preflight(part: str | None = None) -> None:
     after = f"then run this notebook again from the top. More help: {TROUBLESHOOTING}."
     if not config.oracle_dsn() and not config.embedded_db_path().exists():
         raise PreflightFailed(f"The workshop database is not set up yet (no file {config.embedded_db_path()}).\n"
-                              f"In a terminal, in the project folder, run:  {setup}\n{after}")
+                              f"In a terminal, in the project folder, run:\n{COMMAND_INDENT}{setup}\n{after}")
     try:
         conn = db.connect()
     except (ConnectionError, RuntimeError, oracledb.Error) as exc:
@@ -398,8 +405,8 @@ def preflight(part: str | None = None) -> None:
         conn.close()
     if problems:
         found = "; ".join(f"{r.name}: {r.detail}" for r in problems)
-        raise PreflightFailed(f"The database is not ready ({found}).\nIn a terminal, in the project folder, run:  "
-                              f"{setup}\n{after}")
+        raise PreflightFailed(f"The database is not ready ({found}).\nIn a terminal, in the project folder, run:\n"
+                              f"{COMMAND_INDENT}{setup}\n{after}")
     print(f"✅ preflight: {engine} engine, the workshop tables and {config.embedding_model_name()} are there"
           f"{' for part ' + part if part else ''}. Stuck later? See {TROUBLESHOOTING}.", flush=True)
 

@@ -114,3 +114,15 @@ def test_part_03_needs_only_the_model_its_notebook_creates_its_own_tables(embedd
     with pytest.raises(PreflightFailed) as excinfo:
         preflight("03")
     assert "tables" not in str(excinfo.value) and "ALL_MINILM_L6_V2 is not in USER_MINING_MODELS" in str(excinfo.value)
+
+
+def test_preflight_shows_the_set_up_command_on_one_line_however_long_the_interpreter_path(tmp_path, monkeypatch):
+    long_python = "/check/" + "deeply/nested/" * 8 + ".venv-ci/bin/python"
+    monkeypatch.setattr(doctor, "pasteable_python", lambda: long_python)
+    monkeypatch.delenv("ORACLE_DSN", raising=False)
+    monkeypatch.setenv("WORKSHOP_EMBEDDED_DB", str(tmp_path / "missing.db"))
+    with pytest.raises(doctor.PreflightFailed) as failure:
+        doctor.preflight("01")
+    shown = failure.value._render_traceback_()
+    assert f"{doctor.COMMAND_INDENT}{long_python} -m workshop.setup" in shown
+    assert all(len(line) <= 100 for line in shown if not line.startswith(doctor.COMMAND_INDENT))
