@@ -35,6 +35,7 @@ from .framework import (RecordingConnection, Statement, calls_function, checkpoi
                         expect_at_most_k, expect_column, expect_filled, expect_keys, expect_table, fail,
                         recording_stores, sql_tokens, statement_kind, table_exists)
 from .framework.dictionary import COMMIT_HINT, vector_index
+from .framework.needs import needs as _needs
 from .framework.registry import todo_ref
 
 NOTEBOOK = "03_agent_memory.ipynb"
@@ -1007,8 +1008,6 @@ todo_1, todo_2, todo_3, todo_4 = check_conversation_table, check_write_conversat
 todo_5, todo_6, todo_7, todo_8 = check_write_knowledge, check_read_knowledge, check_write_workflow, check_write_entity
 
 
-def needs(*names: str) -> None:
-    """In a notebook cell: stop with one line naming the TODOs (by name) this cell needs, if their checkpoints have
-    not passed yet (checkpoints.guard.needs)."""
-    from .guard import needs as _needs
-    _needs(NOTEBOOK, *names)
+def needs(todo: str, *values) -> None:
+    """In a cell that uses a TODO's result: one line naming the TODO when it is not done yet (framework.needs)."""
+    _needs(__name__, todo, *values)
