@@ -118,6 +118,19 @@ class NotebookCells:
         the solution changes instead of silently testing something else)."""
         return apply_edit(self.solution[self.todos[todo].cell], replacements, where=f"the solution of TODO {todo}")
 
+    def expect_paired(self, module: str, names: Mapping[Hashable, str] | None = None) -> None:
+        """In the student notebook each TODO cell and its checkpoint cell carry the TODO's number (the build wrote
+        it), the checkpoint cell calls `<module>.check_<name>(` (any `<module>.check_` without `names`), and the
+        stub differs from the solution."""
+        student = nbformat.read(PROJECT_ROOT / "notebooks" / self.notebook, as_version=4)
+        tagged = {cell.id: cell.metadata.get("workshop", {}).get("todo") for cell in student.cells}
+        for key, todo in self.todos.items():
+            assert not isinstance(key, int) or key == todo.number, (key, todo)
+            assert tagged[todo.cell] == todo.number and tagged[todo.check] == todo.number, (key, todo)
+            call = f"{module}.check_{names[key]}(" if names else f"{module}.check_"
+            assert call in self.solution[todo.check], (key, call)
+            assert self.student[todo.cell] != self.solution[todo.cell], key
+
     def run_todo(self, run: Callable[..., dict], todo: Hashable, source: str) -> dict:
         """Run what TODO `todo` needs first, then `source` as its cell, then its checkpoint cell; the namespace."""
         entry = self.todos[todo]

@@ -16,7 +16,6 @@ from tests.checkpoints.shared import (NotebookCells, Todo, expect_passed, expect
                                       expect_stub_failure, notebook_namespace)
 from tests.memory.memory_db import memory_db, memory_template  # noqa: F401
 from workshop.config import PROJECT_ROOT
-from workshop.notebooks import read_notebook
 
 PART = NotebookCells("03_agent_memory.ipynb", {
     1: Todo(1, "p03-todo1", "p03-check1"),
@@ -28,11 +27,10 @@ PART = NotebookCells("03_agent_memory.ipynb", {
     7: Todo(7, "p03-todo7", "p03-check7", ("p03-embeddings", "p03-todo4")),
     8: Todo(8, "p03-todo8", "p03-check8", ("p03-embeddings", "p03-todo4")),
 })
-STUDENT = PROJECT_ROOT / "notebooks" / PART.notebook
 SETUP_CELLS = ("p03-path", "p03-connect")
 TODOS = PART.todos
 SOLUTION_CELLS, STUDENT_CELLS = PART.solution, PART.student
-variant = PART.variant
+variant, run_todo = PART.variant, PART.run_todo   # run_todo(notebook, todo, source)
 
 
 @pytest.fixture
@@ -46,18 +44,8 @@ def notebook(memory_db, monkeypatch):
         yield run
 
 
-def run_todo(notebook, todo: int, todo_source: str) -> None:
-    """Run the cells TODO `todo` depends on (solutions), then `todo_source`, then its checkpoint cell."""
-    PART.run_todo(notebook, todo, todo_source)
-
-
 def test_the_notebooks_pair_each_todo_with_its_checkpoint():
-    student = read_notebook(STUDENT)
-    tagged = {cell.id: cell.metadata.get("workshop", {}).get("todo") for cell in student.cells}
-    for number, todo in TODOS.items():
-        assert tagged[todo.cell] == number == todo.number and tagged[todo.check] == number
-        assert f"part03.check_" in SOLUTION_CELLS[todo.check]
-        assert STUDENT_CELLS[todo.cell] != SOLUTION_CELLS[todo.cell]
+    PART.expect_paired("part03")
 
 
 @pytest.mark.parametrize("todo", sorted(TODOS))

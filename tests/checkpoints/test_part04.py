@@ -15,27 +15,22 @@ from checkpoints import part04
 from checkpoints.framework import CheckpointError, CheckpointFailed
 from tests.checkpoints.shared import (NotebookCells, Todo, expect_passed, expect_reasoned_failure,
                                       expect_stub_failure, notebook_namespace)
-from workshop.config import PROJECT_ROOT
 
 PART = NotebookCells("04_knowledge_retrieval.ipynb", {
     1: Todo(1, "p04-todo1", "p04-check1"),
     2: Todo(2, "p04-todo2", "p04-check2", ("p04-store",)),
     3: Todo(3, "p04-todo3", "p04-check3", ("p04-store", "p04-prepare")),
 })
-NAME, TODOS = PART.notebook, PART.todos
+TODOS = PART.todos
 SOLUTION_CELLS, STUDENT_CELLS = PART.solution, PART.student
 RESET = "reset_part(4, conn, log=None)"
 #: What the module runs once (solution cells) to have a filled, indexed AML_KNOWLEDGE_VS.
 PREPARE = ("p04-todo1", "p04-scan-show", "p04-write-facts", "p04-store", "p04-todo2", "p04-sync-run", "p04-prepare")
 #: The notebook shows tables with display(); the tests have no front end to show them in.
 NO_DISPLAY = {"display": lambda *args, **kwargs: None}
-variant = PART.variant
+variant, run_todo = PART.variant, PART.run_todo   # run_todo(notebook, todo, source) -> namespace
 
 pytestmark = pytest.mark.slow
-
-
-def cell_name(todo: int) -> str:
-    return {1: "scan_schema", 2: "sync_knowledge", 3: "retrieve_knowledge"}[todo]
 
 
 def _clear_mirrors() -> None:
@@ -74,11 +69,6 @@ def notebook(prepared_db, monkeypatch):
     _clear_mirrors()
 
 
-def run_todo(notebook, todo: int, source: str) -> dict:
-    """Run the cells TODO `todo` depends on, then `source` as its cell, then its checkpoint."""
-    return PART.run_todo(notebook, todo, source)
-
-
 def snapshot(conn) -> tuple:
     """What a checkpoint must leave as it found it: the tables, the store's rows, the facts."""
     with conn.cursor() as cur:
@@ -94,13 +84,7 @@ def snapshot(conn) -> tuple:
 
 # --------------------------------------------------------------------------- the pairing and the solution
 def test_the_notebooks_pair_each_todo_with_its_checkpoint():
-    from workshop.notebooks import read_notebook
-    student = read_notebook(PROJECT_ROOT / "notebooks" / NAME)
-    tagged = {cell.id: cell.metadata.get("workshop", {}).get("todo") for cell in student.cells}
-    for number, todo in TODOS.items():
-        assert tagged[todo.cell] == number == todo.number and tagged[todo.check] == number
-        assert f"part04.check_{cell_name(number)}(" in SOLUTION_CELLS[todo.check]
-        assert STUDENT_CELLS[todo.cell] != SOLUTION_CELLS[todo.cell]
+    PART.expect_paired("part04", {1: "scan_schema", 2: "sync_knowledge", 3: "retrieve_knowledge"})
 
 
 @pytest.mark.parametrize("todo", sorted(TODOS))

@@ -13,7 +13,6 @@ from tests.checkpoints.shared import (NotebookCells, Todo, expect_passed, expect
                                       expect_stub_failure, notebook_namespace)
 from tests.pipeline.kb_db import kb_db, kb_template  # noqa: F401
 from workshop.config import PROJECT_ROOT
-from workshop.notebooks import read_notebook
 
 PART = NotebookCells("05_hybrid_pipeline.ipynb", {
     1: Todo(1, "p05-todo1", "p05-check1"),
@@ -21,14 +20,13 @@ PART = NotebookCells("05_hybrid_pipeline.ipynb", {
     3: Todo(3, "p05-todo3", "p05-check3", ("p05-todo2", "protect_tenant_tables(conn)")),
     4: Todo(4, "p05-todo4", "p05-check4"),
 })
-STUDENT = PROJECT_ROOT / "notebooks" / PART.notebook
 TODOS = PART.todos
 NAMES = {1: "understand_query", 2: "protect_tenant_tables", 3: "search_knowledge_base", 4: "budget_context"}
 SOLUTION_CELLS, STUDENT_CELLS = PART.solution, PART.student
 #: The notebook's set-up cell, minus its reset (the template database already holds what the reset would rebuild).
 SETUP = SOLUTION_CELLS["p05-setup"].replace("reset_part(5, conn)", "pass")
 assert SETUP != SOLUTION_CELLS["p05-setup"]
-variant = PART.variant
+variant, run_todo = PART.variant, PART.run_todo   # run_todo(notebook, todo, source)
 
 
 @pytest.fixture
@@ -38,17 +36,8 @@ def notebook(kb_db, monkeypatch):
         yield run
 
 
-def run_todo(notebook, todo: int, todo_source: str) -> None:
-    PART.run_todo(notebook, todo, todo_source)
-
-
 def test_the_notebooks_pair_each_todo_with_its_checkpoint():
-    student = read_notebook(STUDENT)
-    tagged = {cell.id: cell.metadata.get("workshop", {}).get("todo") for cell in student.cells}
-    for number, todo in TODOS.items():
-        assert tagged[todo.cell] == number == todo.number and tagged[todo.check] == number
-        assert f"part05.check_{NAMES[number]}(" in SOLUTION_CELLS[todo.check]
-        assert STUDENT_CELLS[todo.cell] != SOLUTION_CELLS[todo.cell]
+    PART.expect_paired("part05", NAMES)
 
 
 @pytest.mark.parametrize("todo", sorted(TODOS))

@@ -22,7 +22,7 @@ PART = NotebookCells("08_oracle_ai_agent_memory.ipynb", {
     "extract_memories": Todo(1, "p08-todo1", "p08-check1"),
     "search_memories": Todo(2, "p08-todo2", "p08-check2", ("store.create(conn)",)),
 })
-TODOS = PART.todos
+TODOS, run_todo = PART.todos, PART.run_todo   # run_todo(notebook, todo, source)
 SOLUTION_CELLS, STUDENT_CELLS = PART.solution, PART.student
 
 WRONG = [
@@ -106,8 +106,8 @@ def notebook(db_copy, monkeypatch):
         yield run
 
 
-def run_todo(notebook, todo: str, source: str) -> None:
-    PART.run_todo(notebook, todo, source)
+def test_the_notebooks_pair_each_todo_with_its_checkpoint():
+    PART.expect_paired("part08", {name: name for name in TODOS})
 
 
 def test_every_todo_has_each_kind_of_wrong_answer_it_can_have():
