@@ -20,8 +20,7 @@ import oracledb
 
 from workshop.data import load_papers
 
-from .framework import checkpoint, expect, expect_keys, expect_ordered_by, fail
-from .recording import RecordingConnection
+from .framework import RecordingConnection, checkpoint, expect, expect_keys, expect_ordered_by, fail
 from .part01 import cosine_distances, embed_query, expect_nearest, records, top_k
 
 NOTEBOOK = "02_retrieval_strategies.ipynb"
@@ -190,7 +189,7 @@ def expect_work_in_sql(recorder: RecordingConnection, call: str, returned: int, 
                        hint: str | None = None) -> None:
     """The learner's SQL did the work: no more rows fetched than returned (no slicing, filtering or grouping in
     Python), and every value bound, not formatted into the SQL text."""
-    fetched = sum(s.fetched for s in recorder.statements)
+    fetched = recorder.rows_fetched
     expect(fetched <= returned, f"{call} fetched {fetched} rows from the database and returned {returned}",
            hint or "Let the query return only the answer: the filter, the order and FETCH FIRST :k ROWS ONLY belong "
                    "in SQL, not in a slice or a loop in Python.")

@@ -31,11 +31,12 @@ import oracledb
 
 from workshop import config, schema
 
-from .framework import (checkpoint, column_types, expect, expect_at_most_k, expect_column, expect_filled, expect_keys,
-                        expect_table, fail, table_exists)
+from .framework import (RecordingConnection, Statement, calls_function, checkpoint, column_types, expect,
+                        expect_at_most_k, expect_column, expect_filled, expect_keys, expect_table, fail,
+                        recording_stores, sql_tokens, statement_kind, table_exists)
 from .framework.dictionary import COMMIT_HINT, vector_index
+from .framework.needs import needs as _needs
 from .framework.registry import todo_ref
-from .recording import Statement
 
 NOTEBOOK = "03_agent_memory.ipynb"
 
@@ -283,7 +284,6 @@ def _primary_key(conn: oracledb.Connection, table: str) -> list[str]:
 def _is_insert_time_default(default: str) -> bool:
     """DATA_DEFAULT is SYSTIMESTAMP or CURRENT_TIMESTAMP, with or without a precision and brackets (read from
     its tokens, so `(SYSTIMESTAMP)` and `CURRENT_TIMESTAMP(3)` count, and `TIMESTAMP '2024-01-01 ...'` does not)."""
-    from .recording import sql_tokens
     try:
         words = [t for t in sql_tokens(default) if t.text not in ("(", ")")]
     except Exception:  # noqa: BLE001
@@ -454,7 +454,7 @@ RETURNING_HINT = ["The INSERT itself can hand back the id the database generated
                   "new_id.getvalue()[0]: the id comes back from the INSERT itself, with no second query."]
 
 
-def _json_bind_problem(statement: "Statement", metadata: dict) -> str | None:
+def _json_bind_problem(statement: Statement, metadata: dict) -> str | None:
     """A dict bound for the JSON column without a declared JSON type: python-oracledb refuses it (DPY-3002)."""
     declared = statement.input_sizes
     if isinstance(statement.binds, dict):
@@ -468,8 +468,8 @@ def _json_bind_problem(statement: "Statement", metadata: dict) -> str | None:
     return None
 
 
-def _insert_of_call(recorder: Any, before: int, call: str) -> "Statement":
-    inserts = [s for s in recorder.statements[before:] if s.kind == "INSERT"]
+def _insert_of_call(recorder: RecordingConnection, before: int, call: str) -> Statement:
+    inserts = [s for s in recorder.statements[before:] if statement_kind(s.sql) == "INSERT"]
     expect(inserts, f"{call} ran no INSERT statement", "INSERT INTO conversation_memory (...) VALUES (...)")
     expect(len(inserts) == 1, f"{call} ran {len(inserts)} INSERT statements for one turn", "One INSERT per turn.")
     return inserts[0]
@@ -477,7 +477,6 @@ def _insert_of_call(recorder: Any, before: int, call: str) -> "Statement":
 
 @checkpoint("write a turn with INSERT ... RETURNING id INTO")
 def check_write_conversation(conn: oracledb.Connection, write_conversation: Callable) -> str:
-    from .recording import RecordingConnection, has_aggregate_call
     _expect_function(write_conversation, "write_conversation")
     expect_table(conn, TABLE)
     token = _token()
@@ -505,7 +504,7 @@ def check_write_conversation(conn: oracledb.Connection, write_conversation: Call
                        f"{call} wrote a value into the SQL text instead of binding it: {statement.sql.strip()[:80]!r}",
                        "Pass every value as a bind variable (:thread_id, :content, ...), never with an f-string: a "
                        "turn may contain quotes or SQL, and must be stored verbatim.")
-                if statement.kind in ("SELECT", "WITH") and has_aggregate_call(statement.sql, "MAX"):
+                if statement_kind(statement.sql) == "SELECT" and calls_function(statement.sql, "MAX"):
                     fail(f"{call} read the new id with a second query (MAX(id)): wrong as soon as two sessions "
                          "write at once", RETURNING_HINT)
             expect(content in insert.bind_values(), f"{call}: the content was not bound to the INSERT",
@@ -611,7 +610,6 @@ def _expect_turns(got: list[str], want: list[str], others: list[str], call: str,
 
 @checkpoint("read a thread's newest turns, oldest first")
 def check_read_conversation(conn: oracledb.Connection, read_conversation: Callable) -> str:
-    from .recording import RecordingConnection
     _expect_function(read_conversation, "read_conversation")
     expect_table(conn, TABLE)
     token = _token()
@@ -626,7 +624,7 @@ def check_read_conversation(conn: oracledb.Connection, read_conversation: Callab
             turns = _turns(read_conversation(recorder, thread, limit), call)
             got = [_text(t["content"]) for t in turns]
             _expect_turns(got, [c for _, c in want], [c for _, c in others], call, limit)
-            fetched = sum(s.fetched for s in recorder.statements)
+            fetched = recorder.rows_fetched
             expect(fetched <= limit, f"{call} fetched {fetched} rows from the database and kept {len(got)} in "
                    "Python", "Let the query return only what is needed: WHERE thread_id = :thread_id and FETCH "
                    "FIRST :limit ROWS ONLY in SQL, not a slice or a filter in Python.")
@@ -742,11 +740,6 @@ def check_stores(conn: oracledb.Connection, stores: Any, index_stores: Callable 
 
 
 # --------------------------------------------------------------------------- TODO 5
-def _recorded_stores(stores: Any) -> dict:
-    from .recording import recording_stores
-    return recording_stores(dict(stores))
-
-
 @checkpoint("write to the knowledge base")
 def check_write_knowledge(conn: oracledb.Connection, stores: Any, write_knowledge: Callable) -> str:
     _expect_function(write_knowledge, "write_knowledge")
@@ -843,7 +836,6 @@ def _expect_nearest_with_ties(got: list[dict], want: list[tuple[str, dict, float
 
 @checkpoint("search the knowledge base (k and a metadata filter)")
 def check_read_knowledge(conn: oracledb.Connection, stores: Any, read_knowledge: Callable) -> str:
-    from .recording import argument
     _expect_function(read_knowledge, "read_knowledge")
     store = _store(stores, "knowledge_base")
     token = _token()
@@ -861,7 +853,7 @@ def check_read_knowledge(conn: oracledb.Connection, stores: Any, read_knowledge:
         )
         for k, flt, matches in cases:
             call = f"read_knowledge(stores, query, k={k}, filter={flt})"
-            recorded = _recorded_stores(stores)
+            recorded = recording_stores(stores)
             records = _knowledge_records(read_knowledge(recorded, KNOWLEDGE_QUERY, k=k, filter=flt), call)
             expect_at_most_k(records, k, what="results",
                              hint="Pass k on to the store: similarity_search_with_score(query, k=k, filter=filter).")
@@ -871,10 +863,10 @@ def check_read_knowledge(conn: oracledb.Connection, stores: Any, read_knowledge:
             if outside:
                 fail(f"{call} returned a record that does not match the filter: {_text(outside[0]['text'])!r}",
                      "Pass the filter on to the store: similarity_search_with_score(query, k=k, filter=filter).")
-            searches = [c for c in recorded["knowledge_base"].calls if "search" in c.method]
+            searches = recorded["knowledge_base"].searches()
             expect(searches, f"{call} did not search stores['knowledge_base']",
                    "Call stores['knowledge_base'].similarity_search_with_score(query, k=k, filter=filter).")
-            asked = [(argument(c, "k", 1, 4), argument(c, "filter", 2)) for c in searches]
+            asked = [(4 if c.k is None else c.k, c.filter) for c in searches]   # 4: OracleVS's default k
             if not any(a_k == k and a_filter == flt for a_k, a_filter in asked):
                 a_k, a_filter = asked[0]
                 if a_k == k:
@@ -1016,8 +1008,6 @@ todo_1, todo_2, todo_3, todo_4 = check_conversation_table, check_write_conversat
 todo_5, todo_6, todo_7, todo_8 = check_write_knowledge, check_read_knowledge, check_write_workflow, check_write_entity
 
 
-def needs(*names: str) -> None:
-    """In a notebook cell: stop with one line naming the TODOs (by name) this cell needs, if their checkpoints have
-    not passed yet (checkpoints.guard.needs)."""
-    from .guard import needs as _needs
-    _needs(NOTEBOOK, *names)
+def needs(todo: str, *values) -> None:
+    """In a cell that uses a TODO's result: one line naming the TODO when it is not done yet (framework.needs)."""
+    _needs(__name__, todo, *values)

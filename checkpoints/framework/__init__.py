@@ -21,11 +21,12 @@ from .expect import (expect, expect_at_most_k, expect_count, expect_filled, expe
 from . import escalation, registry
 from .outcome import CheckpointError, CheckpointFailed, Outcome
 from .method import expect_bound, expect_database_limits, expect_queried, expect_store_searched
-from .needs import TodoNeeded, is_stub, needs
+from .needs import TodoNeeded, explain_unfinished_todos, is_stub, needs
 from .probes import restore_rows, savepoint
-from .recording import RecordingConnection, RecordingCursor, RecordingStore, Statement, StoreCall
+from .recording import RecordingConnection, RecordingCursor, RecordingStore, Statement, StoreCall, recording_stores
 from .registry import TodoEntry, todo_ref
-from .sql import Fetch, bind_names, fetch_clause, formatted_values, literals, same_statement, statement_kind
+from .sql import (Fetch, bind_names, calls_function, fetch_clause, formatted_values, literals, same_statement,
+                  sql_tokens, statement_kind)
 from .render import as_html, as_text, in_notebook, show
 from .runner import CheckContext, as_failure, check, checkpoint, database_hint
 
@@ -38,5 +39,6 @@ __all__ = [
     "table_exists", "vector_format_name", "escalation", "registry", "TodoEntry", "todo_ref",
     "TodoNeeded", "is_stub", "needs", "VectorIndex", "index_columns", "primary_key", "vector_index", "expect_bound", "expect_database_limits", "expect_queried", "expect_store_searched", "restore_rows", "savepoint",
     "RecordingConnection", "RecordingCursor", "RecordingStore", "Statement", "StoreCall", "Fetch", "bind_names",
-    "fetch_clause", "formatted_values", "literals", "same_statement", "statement_kind",
+    "fetch_clause", "formatted_values", "literals", "same_statement", "statement_kind", "recording_stores",
+    "calls_function", "sql_tokens", "explain_unfinished_todos",
 ]

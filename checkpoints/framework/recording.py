@@ -8,10 +8,12 @@ learner's function a recorder instead of the real object and then reads the log:
     rows = search_papers(recorder, "memory for chatbots", subject="cs.CL", k=4)
     recorder.statements        # [Statement(sql=..., binds={...}, rows_fetched=4, fetches=[...]), ...]
     recorder.rows_fetched      # 4: the database limited the result, not Python
+    recorder.vars              # the out-bind variables made with cursor.var() (RETURNING ... INTO)
 
     store = RecordingStore(papers_vs)
     docs = search_store(store, "indexes", "cs.DB", k=3)
     store.calls                # [StoreCall(method='similarity_search', k=3, filter={'primary_subject': 'cs.DB'})]
+    recording_stores(stores)   # a dict of stores (part 03's five), each wrapped in a RecordingStore
 
 Everything the recorder does not intercept is passed to the real object, so the learner's code
 runs unchanged (context managers, iteration, description, var(), setinputsizes(), commit()).
@@ -19,6 +21,7 @@ runs unchanged (context managers, iteration, description, var(), setinputsizes()
 from __future__ import annotations
 
 import inspect
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +35,7 @@ class Statement:
     sql: str
     binds: Any = None                 # dict (named), list/tuple (positional), list of rows (executemany) or None
     many: bool = False
-    input_sizes: dict = field(default_factory=dict)
+    input_sizes: dict = field(default_factory=dict)   # bind name (lower case) or position -> declared type
     rows_fetched: int = 0
     fetches: list[tuple[str, int | None]] = field(default_factory=list)   # ("fetchmany", 10), ("fetchall", None)
     arraysize: int | None = None
@@ -52,9 +55,10 @@ class Statement:
 class RecordingCursor:
     """A python-oracledb cursor that logs statements, binds and fetches (see module docstring)."""
 
-    def __init__(self, cursor: oracledb.Cursor, log: list[Statement]):
+    def __init__(self, cursor: oracledb.Cursor, log: list[Statement], out_vars: list[Any] | None = None):
         self._cursor = cursor
         self._log = log
+        self._out_vars = out_vars if out_vars is not None else []
         self._current: Statement | None = None
         self._input_sizes: dict = {}
 
@@ -74,13 +78,20 @@ class RecordingCursor:
         return self._cursor.executemany(statement, parameters, **kwargs)
 
     def setinputsizes(self, *args: Any, **kwargs: Any) -> Any:
-        self._input_sizes = dict(kwargs) or {i: v for i, v in enumerate(args)}
+        # bind names are case-insensitive in Oracle: kept lower case, as Statement.binds are read
+        self._input_sizes = {**dict(enumerate(args)), **{name.lower(): v for name, v in kwargs.items()}}
         return self._cursor.setinputsizes(*args, **kwargs)
+
+    def var(self, *args: Any, **kwargs: Any) -> Any:
+        """cursor.var(), the variable also kept in the connection's `vars` (read after a RETURNING ... INTO)."""
+        variable = self._cursor.var(*args, **kwargs)
+        self._out_vars.append(variable)
+        return variable
 
     # -- fetches
     def _fetched(self, kind: str, size: int | None, rows: Any) -> Any:
         if self._current is not None:
-            count = 0 if rows is None else (1 if kind == "fetchone" else len(rows))
+            count = 0 if rows is None else (1 if kind in ("fetchone", "iterate") else len(rows))   # one row, or a list
             self._current.rows_fetched += count
             self._current.fetches.append((kind, size))
         return rows
@@ -127,11 +138,12 @@ class RecordingConnection:
     def __init__(self, conn: oracledb.Connection):
         self._conn = conn
         self.statements: list[Statement] = []
+        self.vars: list[Any] = []        # every cursor.var() made through this connection, in order
         self.commits = 0
         self.rollbacks = 0
 
     def cursor(self, *args: Any, **kwargs: Any) -> RecordingCursor:
-        return RecordingCursor(self._conn.cursor(*args, **kwargs), self.statements)
+        return RecordingCursor(self._conn.cursor(*args, **kwargs), self.statements, self.vars)
 
     def commit(self) -> None:
         self.commits += 1
@@ -208,6 +220,11 @@ class RecordingStore:
 
     def searches(self) -> list[StoreCall]:
         return [call for call in self.calls if "search" in call.method]
+
+
+def recording_stores(stores: Mapping[str, Any]) -> dict[str, RecordingStore]:
+    """The same stores by the same keys, each wrapped in a RecordingStore (for code that takes a dict of stores)."""
+    return {key: RecordingStore(store) for key, store in stores.items()}
 
 
 def _bind(function: Any, args: tuple, kwargs: dict) -> dict:

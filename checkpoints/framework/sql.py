@@ -6,6 +6,7 @@ regular expressions: comments, line breaks, aliases, letter case and clause spel
     bind_names("... = :subject AND y = :1")                     # ['subject', '1']
     fetch_clause("... FETCH APPROX FIRST :k ROWS ONLY")         # Fetch(count=':k', approximate=True, ...)
     formatted_values(statement, {"subject": "cs.CL", "k": 4})   # the probe values written into the text
+    calls_function("SELECT MAX(id) FROM t", "max")              # True: MAX followed by "("
 
 Checks should read the database (the dictionary, the rows) wherever it can answer; these helpers are for
 what only the statement shows: whether a value was bound or formatted into the text, and whether the
@@ -39,7 +40,9 @@ class Fetch:
     target_accuracy: str | None
 
 
-def _tokens(sql: str) -> list:
+def sql_tokens(sql: str) -> list:
+    """The statement's sqlglot tokens in the embedded engine's Oracle dialect (comments dropped); ValueError when
+    the text cannot be tokenized (an unterminated string or quoted name)."""
     from workshop.db import oracle_dialect
     try:
         return list(oracle_dialect()().tokenize(sql))
@@ -48,7 +51,7 @@ def _tokens(sql: str) -> list:
 
 
 def _words(sql: str) -> list[str]:
-    return [t.text.upper() for t in _tokens(sql)]
+    return [t.text.upper() for t in sql_tokens(sql)]
 
 
 def statement_kind(sql: str) -> str:
@@ -70,10 +73,18 @@ def statement_kind(sql: str) -> str:
     return words[0]
 
 
+def calls_function(sql: str, name: str) -> bool:
+    """The statement calls the function `name` (MAX, COUNT, ...): the name followed by "(", read from the tokens,
+    so a column or a string that merely contains the word does not count."""
+    tokens = sql_tokens(sql)
+    return any(token.text.upper() == name.upper() and following.token_type.name == "L_PAREN"
+               for token, following in zip(tokens, tokens[1:]))
+
+
 def literals(sql: str) -> list[Literal]:
     """String and number literals of the statement (bind placeholders such as :1 are not literals)."""
     found: list[Literal] = []
-    tokens = _tokens(sql)
+    tokens = sql_tokens(sql)
     for position, token in enumerate(tokens):
         kind = token.token_type.name
         after_colon = position > 0 and tokens[position - 1].token_type.name == "COLON"
@@ -86,7 +97,7 @@ def literals(sql: str) -> list[Literal]:
 
 def bind_names(sql: str) -> list[str]:
     """The bind placeholders in order of appearance (:name -> 'name' upper-cased as Oracle does, :1 -> '1')."""
-    tokens = _tokens(sql)
+    tokens = sql_tokens(sql)
     names = []
     for position, token in enumerate(tokens[:-1]):
         if token.token_type.name == "COLON" and tokens[position + 1].token_type.name in ("VAR", "NUMBER"):

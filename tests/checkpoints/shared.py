@@ -1,18 +1,41 @@
 """What the checkpoint test modules share: one set-up build per test session (the first xdist worker
-builds, the others wait), database copies, and the cells of a notebook by id."""
+builds, the others wait), database copies, the cells of a notebook by id, a part's notebook run cell by
+cell in this process (NotebookCells, notebook_namespace), the checks every TODO gets (solution passes,
+stub fails in one friendly line, wrong answer fails with its reason), and the table of wrong answers.
+
+    PART = NotebookCells("03_agent_memory.ipynb", {
+        1: Todo(1, "p03-todo1", "p03-check1"),
+        2: Todo(2, "p03-todo2", "p03-check2", before=("p03-todo1",)),   # cell ids, or code to run first
+    })
+
+    @pytest.fixture
+    def notebook(memory_db, monkeypatch):       # the database and the environment are the part's own
+        monkeypatch.setenv("WORKSHOP_EMBEDDED_DB", str(memory_db))
+        with notebook_namespace(PART.solution["p03-path"], PART.solution["p03-connect"]) as run:
+            yield run                           # run(*sources) -> the namespace; connections closed after
+
+    def test_the_stub_fails(notebook, capsys):
+        expect_stub_failure(lambda: PART.run_todo(notebook, 2, PART.student["p03-todo2"]), 2, capsys)
+"""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import shutil
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import nbformat
+import oracledb
 import pytest
 
+from checkpoints.framework import CheckpointFailed
+from checkpoints.framework.render import in_ipython
+from workshop.config import PROJECT_ROOT
 from workshop.embedded import connect
 
 BUILD_WAIT_SECONDS = 900
@@ -83,6 +106,117 @@ def cells(path: Path) -> dict[str, str]:
     return {cell.id: cell.source for cell in nbformat.read(path, as_version=4).cells}
 
 
+# ------------------------------------------------------------------ a part's notebook, run cell by cell
+
+@dataclasses.dataclass(frozen=True)
+class Todo:
+    """One TODO as the tests drive it: its number, its cell, its checkpoint cell, and what must run before."""
+
+    number: int
+    cell: str                                   # the TODO cell's id
+    check: str                                  # the checkpoint cell's id
+    before: tuple[str, ...] = ()                # solution cell ids, or code, run before the TODO cell
+
+
+class NotebookCells:
+    """One part's solution and student cells by id (read once), and its TODOs by key (a number or a name)."""
+
+    def __init__(self, notebook: str, todos: Mapping[Hashable, Todo]):
+        self.notebook = notebook
+        self.solution = cells(PROJECT_ROOT / "solutions" / notebook)
+        self.student = cells(PROJECT_ROOT / "notebooks" / notebook)
+        self.todos = dict(todos)
+
+    def variant(self, todo: Hashable, *replacements: tuple[str, str]) -> str:
+        """The solution cell of `todo` with text replaced (each old text must occur: the test breaks loudly when
+        the solution changes instead of silently testing something else)."""
+        return apply_edit(self.solution[self.todos[todo].cell], replacements, where=f"the solution of TODO {todo}")
+
+    def expect_paired(self, module: str, names: Mapping[Hashable, str] | None = None) -> None:
+        """In the student notebook each TODO cell and its checkpoint cell carry the TODO's number (the build wrote
+        it), the checkpoint cell calls `<module>.check_<name>(` (any `<module>.check_` without `names`), and the
+        stub differs from the solution."""
+        student = nbformat.read(PROJECT_ROOT / "notebooks" / self.notebook, as_version=4)
+        tagged = {cell.id: cell.metadata.get("workshop", {}).get("todo") for cell in student.cells}
+        for key, todo in self.todos.items():
+            assert not isinstance(key, int) or key == todo.number, (key, todo)
+            assert tagged[todo.cell] == todo.number and tagged[todo.check] == todo.number, (key, todo)
+            call = f"{module}.check_{names[key]}(" if names else f"{module}.check_"
+            assert call in self.solution[todo.check], (key, call)
+            assert self.student[todo.cell] != self.solution[todo.cell], key
+
+    def run_todo(self, run: Callable[..., dict], todo: Hashable, source: str) -> dict:
+        """Run what TODO `todo` needs first, then `source` as its cell, then its checkpoint cell; the namespace."""
+        entry = self.todos[todo]
+        run(*(self.solution.get(before, before) for before in entry.before))
+        namespace = run(source)
+        run(self.solution[entry.check])
+        return namespace
+
+
+@contextlib.contextmanager
+def notebook_namespace(*setup: str, connections: tuple[str, ...] = ("conn",),
+                       names: Mapping[str, Any] | None = None) -> Iterator[Callable[..., dict]]:
+    """run(*sources) executes notebook cells in one namespace (`names` predefined) and returns it; `setup` runs
+    first. After the block the `connections` the cells opened are rolled back and closed, and python-oracledb's
+    fetch_lobs default (a set-up cell changes it) is restored. The caller sets the database and the folder."""
+    fetch_lobs = oracledb.defaults.fetch_lobs
+    namespace: dict = {"__name__": "__notebook__", **(names or {})}
+
+    def run(*sources: str) -> dict:
+        for source in sources:
+            exec(compile(source, "<cell>", "exec"), namespace)  # noqa: S102 - the notebook's own cells
+        return namespace
+
+    try:
+        run(*setup)
+        yield run
+    finally:
+        for name in connections:
+            conn = namespace.get(name)
+            if conn is not None and conn.is_healthy():
+                conn.rollback()
+                conn.close()
+        oracledb.defaults.fetch_lobs = fetch_lobs
+
+
+# ------------------------------------------------------------------ what every TODO's checkpoint must show
+
+def expect_passed(capsys, number: int) -> None:
+    """The checkpoint printed its pass line."""
+    out = capsys.readouterr().out
+    assert f"✅ TODO {number}:" in out, out
+
+
+def expect_stub_failure(run_stub: Callable[[], Any], number: int, capsys,
+                        reason: str | None = None) -> CheckpointFailed:
+    """The untouched stub fails with a friendly CheckpointFailed: "not yet" (not "the check could not run"), a
+    reason (by default: the stub's NotImplementedError) and a hint, rendered as one message without a stack in
+    Jupyter and nbval, and printed once outside IPython (inside it IPython renders the raise itself)."""
+    with pytest.raises(CheckpointFailed) as excinfo:
+        run_stub()
+    failure = excinfo.value
+    assert type(failure) is CheckpointFailed, failure
+    expected = reason or f"not done yet: the code still raises NotImplementedError (TODO {number}:"
+    assert str(failure).startswith(f"TODO {number}:") and expected in failure.reason, failure.reason
+    assert failure.hint and failure.nothing_yet, failure
+    shown = failure._render_traceback_()
+    assert shown[0] == f"❌ {failure.label} — not yet" and not any("Traceback" in line for line in shown), shown
+    assert (f"❌ TODO {number}:" in capsys.readouterr().out) is not in_ipython()
+    return failure
+
+
+def expect_reasoned_failure(run_wrong: Callable[[], Any], number: int, reason: str) -> CheckpointFailed:
+    """A wrong answer fails with a reasoned FAIL (not a crash of the check) whose reason names the mistake."""
+    with pytest.raises(CheckpointFailed) as excinfo:
+        run_wrong()
+    failure = excinfo.value
+    assert type(failure) is CheckpointFailed, failure
+    assert reason in failure.reason, failure.reason
+    assert failure.hint and str(failure).startswith(f"TODO {number}:"), failure
+    return failure
+
+
 # ------------------------------------------------------------------ the per-part table of wrong answers
 
 #: The four kinds of wrong answer every checkpoint must catch (docs/authoring-notebooks.md, "Wrong answers").
@@ -127,8 +261,9 @@ def kinds_covered(table: list[Wrong]) -> dict[str, set[str]]:
     return covered
 
 
-def apply_edit(source: str, edit: tuple[tuple[str, str], ...]) -> str:
+def apply_edit(source: str, edit: tuple[tuple[str, str], ...], where: str = "the cell") -> str:
+    """`source` with each (old, new) replacement made; every old text must occur in it."""
     for old, new in edit:
-        assert old in source, f"mutation target {old!r} not in the cell"
+        assert old in source, f"{old!r} is not in {where}"
         source = source.replace(old, new)
     return source

@@ -274,10 +274,10 @@ def test_another_correct_answer_passes(notebook, cell, name, replace):
 
 # --------------------------------------------------------------------------- a cell that needs an unfinished TODO
 def test_a_cell_needing_an_unfinished_todo_says_which_in_one_line(monkeypatch, tmp_path):
-    """In a kernel with the guard installed, the stub's NotImplementedError and a NameError left by a stopped cell
+    """In a kernel with the explanation installed, the stub's NotImplementedError and a NameError left by a stopped cell
     each print one line naming the TODO, instead of a traceback; other errors keep theirs."""
     from IPython.core.interactiveshell import InteractiveShell
-    from checkpoints.guard import explain_unfinished_todos
+    from checkpoints.framework import explain_unfinished_todos
     monkeypatch.setenv("WORKSHOP_PROGRESS_FILE", str(tmp_path / "progress.json"))
     shell = InteractiveShell.instance()
     try:
@@ -291,7 +291,7 @@ def test_a_cell_needing_an_unfinished_todo_says_which_in_one_line(monkeypatch, t
         line = "".join(shown)
         assert "⛔ `by_intent` is not defined" in line and "TODO 1 (vector_search)" in line
         assert line.count("\n") == 1
-        from checkpoints.guard import explanation
+        from checkpoints.framework.needs import explanation
         assert explanation(ValueError("x"), part02.NOTEBOOK) is None
         assert explanation(NotImplementedError("something else"), part02.NOTEBOOK) is None
     finally:
@@ -316,14 +316,24 @@ def test_the_explorer_still_works_after_run_all_closed_the_connection(notebook):
         ns["conn"] = connect()        # the fixture closes the notebook's connection at the end
 
 
-def test_needs_names_the_unfinished_todos_and_never_blocks_without_a_progress_log(monkeypatch, tmp_path):
+def test_part03_needs_names_the_todo_whose_value_is_still_the_stub():
+    """part03.needs is the framework's: a stub value (None, or the stub function) stops the cell with one line
+    naming the TODO by its number; a real value lets the cell run. The kernel explanation leaves it alone (it
+    renders itself in one line)."""
     from checkpoints import part03
-    from checkpoints.guard import TodoNeeded, explanation
-    monkeypatch.setenv("WORKSHOP_PROGRESS_FILE", str(tmp_path / "progress.json"))
+    from checkpoints.framework import TodoNeeded
+    from checkpoints.framework.needs import explanation
+    from checkpoints.framework.registry import notebook_todos
+
+    def write_conversation(conn, thread_id, role, content, metadata=None):
+        raise NotImplementedError("TODO 2: INSERT INTO conversation_memory ...")
+    number = {entry.name: entry.number for entry in notebook_todos(part03.NOTEBOOK)}
     with pytest.raises(TodoNeeded) as info:
-        part03.needs("write_conversation", "read_conversation")
-    assert str(info.value) == ("⛔ This cell needs TODO 2 (write_conversation), TODO 3 (read_conversation): finish them "
-                               "(until their checkpoints pass), then run this cell again.")
-    assert explanation(info.value, part03.NOTEBOOK) == str(info.value)
-    monkeypatch.setenv("WORKSHOP_PROGRESS_FILE", "off")
-    part03.needs("write_conversation")      # no log: nothing to judge by, so the cell runs
+        part03.needs("write_conversation", write_conversation)
+    assert str(info.value) == (f"this cell needs TODO {number['write_conversation']} (write_conversation): complete "
+                               "it and run its checkpoint, then run this cell again")
+    assert info.value._render_traceback_() == [f"⬜ {info.value}"]
+    assert explanation(info.value, part03.NOTEBOOK) is None
+    with pytest.raises(TodoNeeded, match=rf"TODO {number['stores']} \(stores\)"):
+        part03.needs("stores", None)
+    part03.needs("read_conversation", lambda conn, thread_id, limit=10: [])     # a real value: the cell runs

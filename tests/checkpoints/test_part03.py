@@ -12,42 +12,25 @@ import oracledb
 import pytest
 
 from checkpoints.framework import CheckpointError, CheckpointFailed
+from tests.checkpoints.shared import (NotebookCells, Todo, expect_passed, expect_reasoned_failure,
+                                      expect_stub_failure, notebook_namespace)
 from tests.memory.memory_db import memory_db, memory_template  # noqa: F401
 from workshop.config import PROJECT_ROOT
-from workshop.notebooks import read_notebook
 
-SOLUTION = PROJECT_ROOT / "solutions" / "03_agent_memory.ipynb"
-STUDENT = PROJECT_ROOT / "notebooks" / "03_agent_memory.ipynb"
+PART = NotebookCells("03_agent_memory.ipynb", {
+    1: Todo(1, "p03-todo1", "p03-check1"),
+    2: Todo(2, "p03-todo2", "p03-check2", ("p03-todo1",)),
+    3: Todo(3, "p03-todo3", "p03-check3", ("p03-todo1",)),
+    4: Todo(4, "p03-todo4", "p03-check4", ("p03-embeddings",)),
+    5: Todo(5, "p03-todo5", "p03-check5", ("p03-embeddings", "p03-todo4")),
+    6: Todo(6, "p03-todo6", "p03-check6", ("p03-embeddings", "p03-todo4")),
+    7: Todo(7, "p03-todo7", "p03-check7", ("p03-embeddings", "p03-todo4")),
+    8: Todo(8, "p03-todo8", "p03-check8", ("p03-embeddings", "p03-todo4")),
+})
 SETUP_CELLS = ("p03-path", "p03-connect")
-#: TODO number -> (its cell, its checkpoint cell, the cells that must have run before it)
-TODOS = {
-    1: ("p03-todo1", "p03-check1", ()),
-    2: ("p03-todo2", "p03-check2", ("p03-todo1",)),
-    3: ("p03-todo3", "p03-check3", ("p03-todo1",)),
-    4: ("p03-todo4", "p03-check4", ("p03-embeddings",)),
-    5: ("p03-todo5", "p03-check5", ("p03-embeddings", "p03-todo4")),
-    6: ("p03-todo6", "p03-check6", ("p03-embeddings", "p03-todo4")),
-    7: ("p03-todo7", "p03-check7", ("p03-embeddings", "p03-todo4")),
-    8: ("p03-todo8", "p03-check8", ("p03-embeddings", "p03-todo4")),
-}
-
-
-def _cells(path) -> dict[str, str]:
-    return {cell.id: cell.source for cell in read_notebook(path).cells if cell.cell_type == "code"}
-
-
-SOLUTION_CELLS = _cells(SOLUTION)
-STUDENT_CELLS = _cells(STUDENT)
-
-
-def variant(todo: int, *replacements: tuple[str, str]) -> str:
-    """The solution cell of `todo` with text replaced (each old text must occur: the test breaks loudly
-    when the solution changes instead of silently testing something else)."""
-    source = SOLUTION_CELLS[TODOS[todo][0]]
-    for old, new in replacements:
-        assert old in source, f"{old!r} is not in the solution of TODO {todo}"
-        source = source.replace(old, new)
-    return source
+TODOS = PART.todos
+SOLUTION_CELLS, STUDENT_CELLS = PART.solution, PART.student
+variant, run_todo = PART.variant, PART.run_todo   # run_todo(notebook, todo, source)
 
 
 @pytest.fixture
@@ -56,45 +39,19 @@ def notebook(memory_db, monkeypatch):
     monkeypatch.delenv("ORACLE_DSN", raising=False)
     monkeypatch.setenv("WORKSHOP_EMBEDDED_DB", str(memory_db))
     monkeypatch.chdir(PROJECT_ROOT / "solutions")
-    fetch_lobs = oracledb.defaults.fetch_lobs
-    namespace: dict = {"__name__": "__notebook__"}
-
-    def run(*sources: str) -> dict:
-        for source in sources:
-            exec(compile(source, "<cell>", "exec"), namespace)  # noqa: S102 - the notebook's own cells
-        return namespace
-
     # The test database holds only the memory schema and the model, not the whole set-up the preflight asks for.
-    run(*(SOLUTION_CELLS[cell].replace('preflight("03")', "pass") for cell in SETUP_CELLS))
-    yield run
-    conn = namespace.get("conn")
-    if conn is not None and conn.is_healthy():
-        conn.rollback()
-        conn.close()
-    oracledb.defaults.fetch_lobs = fetch_lobs
-
-
-def run_todo(notebook, todo: int, todo_source: str) -> None:
-    """Run the cells TODO `todo` depends on (solutions), then `todo_source`, then its checkpoint cell."""
-    cell, checkpoint_cell, before = TODOS[todo]
-    notebook(*(SOLUTION_CELLS[c] for c in before))
-    notebook(todo_source)
-    notebook(SOLUTION_CELLS[checkpoint_cell])
+    with notebook_namespace(*(SOLUTION_CELLS[cell].replace('preflight("03")', "pass") for cell in SETUP_CELLS)) as run:
+        yield run
 
 
 def test_the_notebooks_pair_each_todo_with_its_checkpoint():
-    student = read_notebook(STUDENT)
-    tagged = {cell.id: cell.metadata.get("workshop", {}).get("todo") for cell in student.cells}
-    for number, (cell, checkpoint_cell, _) in TODOS.items():
-        assert tagged[cell] == number and tagged[checkpoint_cell] == number
-        assert f"part03.check_" in SOLUTION_CELLS[checkpoint_cell]
-        assert STUDENT_CELLS[cell] != SOLUTION_CELLS[cell]
+    PART.expect_paired("part03")
 
 
 @pytest.mark.parametrize("todo", sorted(TODOS))
 def test_the_solution_passes(notebook, todo, capsys):
-    run_todo(notebook, todo, SOLUTION_CELLS[TODOS[todo][0]])
-    assert f"✅ TODO {todo}:" in capsys.readouterr().out
+    run_todo(notebook, todo, SOLUTION_CELLS[TODOS[todo].cell])
+    expect_passed(capsys, todo)
 
 
 @pytest.mark.parametrize("todo, reason", [
@@ -108,12 +65,7 @@ def test_the_solution_passes(notebook, todo, capsys):
     (8, "not done yet: the code still raises NotImplementedError (TODO 8:"),
 ])
 def test_the_untouched_stub_fails_with_a_friendly_message(notebook, todo, reason, capsys):
-    with pytest.raises(CheckpointFailed) as excinfo:
-        run_todo(notebook, todo, STUDENT_CELLS[TODOS[todo][0]])
-    failure = excinfo.value
-    assert type(failure) is CheckpointFailed          # a FAIL ("not yet"), not "the check could not run"
-    assert str(failure).startswith(f"TODO {todo}:") and reason in failure.reason and failure.hint
-    assert failure._render_traceback_()[0] == f"❌ {failure.label} — not yet"   # one message in Jupyter and nbval
+    expect_stub_failure(lambda: run_todo(notebook, todo, STUDENT_CELLS[TODOS[todo].cell]), todo, capsys, reason)
 
 
 #: Every plausible wrong answer, one row each: (TODO, name, [(old, new) edits of the solution cell], the reason
@@ -336,17 +288,13 @@ for key, table in STORE_TABLES.items():
                          ids=[f"todo{t}-{n.replace(' ', '-')}" for t, n, _ in CORRECT_ANSWERS])
 def test_another_correct_answer_passes(notebook, todo, name, replacements, capsys):
     run_todo(notebook, todo, variant(todo, *replacements))
-    assert f"✅ TODO {todo}:" in capsys.readouterr().out
+    expect_passed(capsys, todo)
 
 
 @pytest.mark.parametrize("todo, name, replacements, reason", WRONG_ANSWERS,
                          ids=[f"todo{t}-{n.replace(' ', '-')}" for t, n, _, _ in WRONG_ANSWERS])
 def test_a_plausible_wrong_answer_fails(notebook, todo, name, replacements, reason):
-    with pytest.raises(CheckpointFailed) as excinfo:
-        run_todo(notebook, todo, variant(todo, *replacements))
-    failure = excinfo.value
-    assert type(failure) is CheckpointFailed, failure   # a reasoned FAIL, not a crash of the check
-    assert reason in failure.reason and failure.hint and str(failure).startswith(f"TODO {todo}:")
+    expect_reasoned_failure(lambda: run_todo(notebook, todo, variant(todo, *replacements)), todo, reason)
 
 
 def test_a_broken_sql_statement_is_reported_with_its_oracle_error(notebook):
@@ -358,7 +306,7 @@ def test_a_broken_sql_statement_is_reported_with_its_oracle_error(notebook):
 
 def test_checkpoints_leave_no_probe_rows_behind(notebook):
     for todo in sorted(TODOS):
-        run_todo(notebook, todo, SOLUTION_CELLS[TODOS[todo][0]])
+        run_todo(notebook, todo, SOLUTION_CELLS[TODOS[todo].cell])
     conn = notebook()["conn"]
     with conn.cursor() as cur:
         cur.execute("SELECT COUNT(*) FROM conversation_memory")

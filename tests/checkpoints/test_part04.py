@@ -9,41 +9,28 @@ objects again at the end. Each test also proves the checkpoint left the database
 """
 from __future__ import annotations
 
-import oracledb
 import pytest
 
 from checkpoints import part04
-from checkpoints.framework.render import in_ipython
 from checkpoints.framework import CheckpointError, CheckpointFailed
-from tests.checkpoints.shared import cells, copy_db
-from workshop.config import PROJECT_ROOT
+from tests.checkpoints.shared import (NotebookCells, Todo, copy_db, expect_passed, expect_reasoned_failure,
+                                      expect_stub_failure, notebook_namespace)
 
-NAME = "04_knowledge_retrieval.ipynb"
-SOLUTION_CELLS = cells(PROJECT_ROOT / "solutions" / NAME)
-STUDENT_CELLS = cells(PROJECT_ROOT / "notebooks" / NAME)
+PART = NotebookCells("04_knowledge_retrieval.ipynb", {
+    1: Todo(1, "p04-todo1", "p04-check1"),
+    2: Todo(2, "p04-todo2", "p04-check2", ("p04-store",)),
+    3: Todo(3, "p04-todo3", "p04-check3", ("p04-store", "p04-prepare")),
+})
+TODOS = PART.todos
+SOLUTION_CELLS, STUDENT_CELLS = PART.solution, PART.student
 RESET = "reset_part(4, conn, log=None)"
-#: TODO number -> (its cell, the cells that must have run before it, its checkpoint call)
-TODOS = {
-    1: ("p04-todo1", (), lambda ns: part04.check_scan_schema(ns["conn"], ns["scan_schema"])),
-    2: ("p04-todo2", ("p04-store",), lambda ns: part04.check_sync_knowledge(ns["conn"], ns["sync_knowledge"])),
-    3: ("p04-todo3", ("p04-store", "p04-prepare"), lambda ns: part04.check_retrieve_knowledge(ns["conn"], ns["retrieve_knowledge"])),
-}
 #: What the module runs once (solution cells) to have a filled, indexed AML_KNOWLEDGE_VS.
 PREPARE = ("p04-todo1", "p04-scan-show", "p04-write-facts", "p04-store", "p04-todo2", "p04-sync-run", "p04-prepare")
+#: The notebook shows tables with display(); the tests have no front end to show them in.
+NO_DISPLAY = {"display": lambda *args, **kwargs: None}
+variant, run_todo = PART.variant, PART.run_todo   # run_todo(notebook, todo, source) -> namespace
 
 pytestmark = pytest.mark.slow
-
-
-def cell_name(todo: int) -> str:
-    return {1: "scan_schema", 2: "sync_knowledge", 3: "retrieve_knowledge"}[todo]
-
-
-def _namespace() -> dict:
-    return {"__name__": "notebook", "display": lambda *args, **kwargs: None}
-
-
-def _run(namespace: dict, source: str, name: str) -> None:
-    exec(compile(source, f"{NAME}:{name}", "exec"), namespace)  # noqa: S102 - the notebook's own cells
 
 
 def _clear_mirrors() -> None:
@@ -60,59 +47,23 @@ def prepared_db(built_db, tmp_path_factory):
         mp.delenv("ORACLE_DSN", raising=False)
         mp.delenv("EMBED_MODEL", raising=False)
         mp.setenv("WORKSHOP_EMBEDDED_DB", str(path))
-        fetch_lobs = oracledb.defaults.fetch_lobs
-        ns = _namespace()
-        for cell in ("p04-path", "p04-connect", *PREPARE):
-            _run(ns, SOLUTION_CELLS[cell], cell)
-        ns["conn"].close()
+        with notebook_namespace(*(SOLUTION_CELLS[cell] for cell in ("p04-path", "p04-connect", *PREPARE)),
+                                names=NO_DISPLAY):
+            pass
         _clear_mirrors()
-        oracledb.defaults.fetch_lobs = fetch_lobs
     return path
 
 
 @pytest.fixture
 def notebook(prepared_db, monkeypatch):
-    """run(cell_id, source=None) executes a notebook cell (by default the solution's) in one namespace that has
-    run the setup cells without their reset."""
+    """run(*sources) executes notebook cells in one namespace that has run the setup cells without their reset."""
     monkeypatch.delenv("ORACLE_DSN", raising=False)
     monkeypatch.delenv("EMBED_MODEL", raising=False)
     monkeypatch.setenv("WORKSHOP_EMBEDDED_DB", str(prepared_db))
-    fetch_lobs = oracledb.defaults.fetch_lobs
-    ns = _namespace()
-
-    def run(cell_id: str, source: str | None = None) -> dict:
-        _run(ns, SOLUTION_CELLS[cell_id] if source is None else source, cell_id)
-        return ns
-
-    run("p04-path")
-    run("p04-connect", SOLUTION_CELLS["p04-connect"].replace(RESET, "pass"))
-    yield run
-    conn = ns.get("conn")
-    if conn is not None and conn.is_healthy():
-        conn.rollback()
-        conn.close()
+    with notebook_namespace(SOLUTION_CELLS["p04-path"], SOLUTION_CELLS["p04-connect"].replace(RESET, "pass"),
+                            names=NO_DISPLAY) as run:
+        yield run
     _clear_mirrors()
-    oracledb.defaults.fetch_lobs = fetch_lobs
-
-
-def variant(todo: int, *replacements: tuple[str, str]) -> str:
-    """The solution cell of `todo` with text replaced; each old text must occur (a changed solution breaks the
-    test loudly instead of silently testing something else)."""
-    source = SOLUTION_CELLS[TODOS[todo][0]]
-    for old, new in replacements:
-        assert old in source, f"{old!r} is not in the solution of TODO {todo}"
-        source = source.replace(old, new)
-    return source
-
-
-def run_todo(notebook, todo: int, source: str) -> dict:
-    """Run the cells TODO `todo` depends on, then `source` as its cell, then its checkpoint."""
-    cell, before, check = TODOS[todo]
-    for name in before:
-        notebook(name)
-    ns = notebook(cell, source)
-    check(ns)
-    return ns
 
 
 def snapshot(conn) -> tuple:
@@ -130,27 +81,21 @@ def snapshot(conn) -> tuple:
 
 # --------------------------------------------------------------------------- the pairing and the solution
 def test_the_notebooks_pair_each_todo_with_its_checkpoint():
-    from workshop.notebooks import read_notebook
-    student = read_notebook(PROJECT_ROOT / "notebooks" / NAME)
-    tagged = {cell.id: cell.metadata.get("workshop", {}).get("todo") for cell in student.cells}
-    for number, (cell, _, _) in TODOS.items():
-        assert tagged[cell] == number and tagged[f"p04-check{number}"] == number
-        assert f"part04.check_{cell_name(number)}(" in SOLUTION_CELLS[f"p04-check{number}"]
-        assert STUDENT_CELLS[cell] != SOLUTION_CELLS[cell]
+    PART.expect_paired("part04", {1: "scan_schema", 2: "sync_knowledge", 3: "retrieve_knowledge"})
 
 
 @pytest.mark.parametrize("todo", sorted(TODOS))
 def test_the_solution_passes_and_leaves_the_database_as_found(notebook, todo, capsys):
-    ns = notebook("p04-path")
+    ns = notebook()
     before = snapshot(ns["conn"])
-    ns = run_todo(notebook, todo, SOLUTION_CELLS[TODOS[todo][0]])
-    assert f"✅ TODO {todo}:" in capsys.readouterr().out
+    ns = run_todo(notebook, todo, SOLUTION_CELLS[TODOS[todo].cell])
+    expect_passed(capsys, todo)
     assert snapshot(ns["conn"]) == before
     assert not ns["conn"].transaction_in_progress
 
 
 def test_the_finance_check_passes_on_the_set_up_and_fails_without_a_surprising_comment(notebook):
-    conn = notebook("p04-path")["conn"]
+    conn = notebook()["conn"]
     part04.finance_schema_ready(conn)
     with conn.cursor() as cur:
         cur.execute("SELECT comments FROM user_col_comments WHERE table_name = 'FINANCE_LOANS' "
@@ -196,22 +141,14 @@ OTHER_CORRECT = [
                          ids=[f"todo{t}-{n.replace(' ', '-')}" for t, n, _ in OTHER_CORRECT])
 def test_another_correct_answer_passes(notebook, todo, name, replacements, capsys):
     run_todo(notebook, todo, variant(todo, *replacements))
-    assert f"✅ TODO {todo}:" in capsys.readouterr().out
+    expect_passed(capsys, todo)
 
 
 # --------------------------------------------------------------------------- stubs
 @pytest.mark.parametrize("todo", sorted(TODOS))
 def test_the_untouched_stub_fails_with_a_friendly_message(notebook, todo, capsys):
-    with pytest.raises(CheckpointFailed) as excinfo:
-        run_todo(notebook, todo, STUDENT_CELLS[TODOS[todo][0]])
-    failure = excinfo.value
-    assert type(failure) is CheckpointFailed, failure        # a FAIL ("not yet"), not "the check could not run"
-    assert str(failure).startswith(f"TODO {todo}:")
+    failure = expect_stub_failure(lambda: run_todo(notebook, todo, STUDENT_CELLS[TODOS[todo].cell]), todo, capsys)
     assert failure.reason.startswith(f"not done yet: the code still raises NotImplementedError (TODO {todo}:")
-    rendered = failure._render_traceback_()                  # the one message Jupyter and nbval show, no stack
-    assert rendered[0].startswith(f"❌ TODO {todo}:") and not any("Traceback" in line for line in rendered)
-    # printed once outside IPython; inside it (a shell made by an earlier test) IPython renders the raise itself
-    assert (f"❌ TODO {todo}:" in capsys.readouterr().out) is not in_ipython()
 
 
 # --------------------------------------------------------------------------- wrong answers, one table
@@ -237,7 +174,7 @@ REBUILD_SYNC = '''    store.delete(list(present)) if present else None
 
 def _region(todo: int) -> str:
     """The solution region of a TODO's cell (markers included), for variants that replace all of it."""
-    source = SOLUTION_CELLS[TODOS[todo][0]]
+    source = SOLUTION_CELLS[TODOS[todo].cell]
     start = source.index("    # BEGIN SOLUTION")
     end = source.index("# END SOLUTION") + len("# END SOLUTION")
     return source[start:end]
@@ -295,16 +232,11 @@ WRONG_ANSWERS = [
 @pytest.mark.parametrize("todo, name, replacements, reason", WRONG_ANSWERS,
                          ids=[f"todo{t}-{n.replace(' ', '-')}" for t, n, _, _ in WRONG_ANSWERS])
 def test_a_plausible_wrong_answer_fails_and_leaves_the_database_as_found(notebook, todo, name, replacements, reason):
-    conn = notebook("p04-path")["conn"]
+    conn = notebook()["conn"]
     before = snapshot(conn)
-    with pytest.raises(CheckpointFailed) as excinfo:
-        run_todo(notebook, todo, variant(todo, *replacements))
-    failure = excinfo.value
-    assert type(failure) is CheckpointFailed, failure        # a reasoned FAIL, not a crash of the check
-    assert reason in failure.reason, failure.reason
-    assert failure.hint and str(failure).startswith(f"TODO {todo}:")
+    expect_reasoned_failure(lambda: run_todo(notebook, todo, variant(todo, *replacements)), todo, reason)
     assert snapshot(conn) == before
-    ns = notebook("p04-path")
+    ns = notebook()
     assert ns.get("knowledge_vs") is None or type(ns["knowledge_vs"]).__name__ == "OracleVS"   # recorder removed
 
 
@@ -315,8 +247,7 @@ def test_a_broken_statement_is_reported_with_its_oracle_error(notebook):
 
 
 def test_todo_3_says_so_when_the_store_has_not_been_prepared(notebook):
-    notebook("p04-store")
+    notebook(SOLUTION_CELLS["p04-store"])
     with pytest.raises(CheckpointFailed, match="the notebook has no `rerank` yet"):
-        notebook("p04-todo3")
-        ns = notebook("p04-path")
+        ns = notebook(SOLUTION_CELLS["p04-todo3"])
         part04.check_retrieve_knowledge(ns["conn"], ns["retrieve_knowledge"])

@@ -7,89 +7,43 @@ copy of a set-up database that already holds the knowledge-base tables and the c
 """
 from __future__ import annotations
 
-import oracledb
 import pytest
 
-from checkpoints.framework import CheckpointFailed
-from checkpoints.framework.render import in_ipython
+from tests.checkpoints.shared import (NotebookCells, Todo, expect_passed, expect_reasoned_failure,
+                                      expect_stub_failure, notebook_namespace)
 from tests.pipeline.kb_db import kb_db, kb_template  # noqa: F401
 from workshop.config import PROJECT_ROOT
-from workshop.notebooks import read_notebook
 
-SOLUTION = PROJECT_ROOT / "solutions" / "05_hybrid_pipeline.ipynb"
-STUDENT = PROJECT_ROOT / "notebooks" / "05_hybrid_pipeline.ipynb"
-#: TODO number -> (its cell, its checkpoint cell, code that must have run before it)
-TODOS = {
-    1: ("p05-todo1", "p05-check1", ()),
-    2: ("p05-todo2", "p05-check2", ()),
-    3: ("p05-todo3", "p05-check3", ("p05-todo2", "protect_tenant_tables(conn)")),
-    4: ("p05-todo4", "p05-check4", ()),
-}
-
-
+PART = NotebookCells("05_hybrid_pipeline.ipynb", {
+    1: Todo(1, "p05-todo1", "p05-check1"),
+    2: Todo(2, "p05-todo2", "p05-check2"),
+    3: Todo(3, "p05-todo3", "p05-check3", ("p05-todo2", "protect_tenant_tables(conn)")),
+    4: Todo(4, "p05-todo4", "p05-check4"),
+})
+TODOS = PART.todos
 NAMES = {1: "understand_query", 2: "protect_tenant_tables", 3: "search_knowledge_base", 4: "budget_context"}
-
-
-def _cells(path) -> dict[str, str]:
-    return {cell.id: cell.source for cell in read_notebook(path).cells if cell.cell_type == "code"}
-
-
-SOLUTION_CELLS = _cells(SOLUTION)
-STUDENT_CELLS = _cells(STUDENT)
+SOLUTION_CELLS, STUDENT_CELLS = PART.solution, PART.student
 #: The notebook's set-up cell, minus its reset (the template database already holds what the reset would rebuild).
 SETUP = SOLUTION_CELLS["p05-setup"].replace("reset_part(5, conn)", "pass")
 assert SETUP != SOLUTION_CELLS["p05-setup"]
-
-
-def variant(todo: int, *replacements: tuple[str, str]) -> str:
-    """The solution cell of `todo` with text replaced (each old text must occur)."""
-    source = SOLUTION_CELLS[TODOS[todo][0]]
-    for old, new in replacements:
-        assert old in source, f"{old!r} is not in the solution of TODO {todo}"
-        source = source.replace(old, new)
-    return source
+variant, run_todo = PART.variant, PART.run_todo   # run_todo(notebook, todo, source)
 
 
 @pytest.fixture
 def notebook(kb_db, monkeypatch):
     monkeypatch.chdir(PROJECT_ROOT / "solutions")
-    fetch_lobs = oracledb.defaults.fetch_lobs
-    namespace: dict = {"__name__": "__notebook__"}
-
-    def run(*sources: str) -> dict:
-        for source in sources:
-            exec(compile(source, "<cell>", "exec"), namespace)  # noqa: S102 - the notebook's own cells
-        return namespace
-
-    run(SOLUTION_CELLS["p05-path"], SETUP)
-    yield run
-    conn = namespace.get("conn")
-    if conn is not None and conn.is_healthy():
-        conn.rollback()
-        conn.close()
-    oracledb.defaults.fetch_lobs = fetch_lobs
-
-
-def run_todo(notebook, todo: int, todo_source: str) -> None:
-    cell, checkpoint_cell, before = TODOS[todo]
-    notebook(*(SOLUTION_CELLS.get(c, c) for c in before))
-    notebook(todo_source)
-    notebook(SOLUTION_CELLS[checkpoint_cell])
+    with notebook_namespace(SOLUTION_CELLS["p05-path"], SETUP) as run:
+        yield run
 
 
 def test_the_notebooks_pair_each_todo_with_its_checkpoint():
-    student = read_notebook(STUDENT)
-    tagged = {cell.id: cell.metadata.get("workshop", {}).get("todo") for cell in student.cells}
-    for number, (cell, checkpoint_cell, _) in TODOS.items():
-        assert tagged[cell] == number and tagged[checkpoint_cell] == number
-        assert f"part05.check_{NAMES[number]}(" in SOLUTION_CELLS[checkpoint_cell]
-        assert STUDENT_CELLS[cell] != SOLUTION_CELLS[cell]
+    PART.expect_paired("part05", NAMES)
 
 
 @pytest.mark.parametrize("todo", sorted(TODOS))
 def test_the_solution_passes(notebook, todo, capsys):
-    run_todo(notebook, todo, SOLUTION_CELLS[TODOS[todo][0]])
-    assert f"✅ TODO {todo}:" in capsys.readouterr().out
+    run_todo(notebook, todo, SOLUTION_CELLS[TODOS[todo].cell])
+    expect_passed(capsys, todo)
 
 
 OTHER_CORRECT_ANSWERS = [
@@ -114,20 +68,12 @@ OTHER_CORRECT_ANSWERS = [
                          ids=[f"todo{t}-{n.replace(' ', '-')}" for t, n, _ in OTHER_CORRECT_ANSWERS])
 def test_another_correct_answer_passes(notebook, todo, name, replacements, capsys):
     run_todo(notebook, todo, variant(todo, *replacements))
-    assert f"✅ TODO {todo}:" in capsys.readouterr().out
+    expect_passed(capsys, todo)
 
 
 @pytest.mark.parametrize("todo", sorted(TODOS))
 def test_the_untouched_stub_fails_with_a_friendly_message(notebook, todo, capsys):
-    with pytest.raises(CheckpointFailed) as excinfo:
-        run_todo(notebook, todo, STUDENT_CELLS[TODOS[todo][0]])
-    failure = excinfo.value
-    assert type(failure) is CheckpointFailed
-    assert str(failure).startswith(f"TODO {todo}:") and f"NotImplementedError (TODO {todo}:" in failure.reason
-    shown = failure._render_traceback_()                 # one wrapped message in Jupyter and nbval, no stack
-    assert shown[0].startswith(f"❌ TODO {todo}:") and not any("Traceback" in line for line in shown)
-    # printed once outside IPython; inside it (a shell made by an earlier test) IPython renders the raise itself
-    assert (f"❌ TODO {todo}:" in capsys.readouterr().out) is not in_ipython()
+    expect_stub_failure(lambda: run_todo(notebook, todo, STUDENT_CELLS[TODOS[todo].cell]), todo, capsys)
 
 
 WRONG_ANSWERS = [
@@ -184,11 +130,7 @@ WRONG_ANSWERS = [
 @pytest.mark.parametrize("todo, name, replacements, reason", WRONG_ANSWERS,
                          ids=[f"todo{t}-{n.replace(' ', '-')}" for t, n, _, _ in WRONG_ANSWERS])
 def test_a_plausible_wrong_answer_fails(notebook, todo, name, replacements, reason):
-    with pytest.raises(CheckpointFailed) as excinfo:
-        run_todo(notebook, todo, variant(todo, *replacements))
-    failure = excinfo.value
-    assert type(failure) is CheckpointFailed, failure
-    assert reason in failure.reason and failure.hint and str(failure).startswith(f"TODO {todo}:"), failure.reason
+    expect_reasoned_failure(lambda: run_todo(notebook, todo, variant(todo, *replacements)), todo, reason)
 
 
 def test_checkpoints_leave_the_session_and_the_tables_as_found(notebook):
@@ -197,7 +139,7 @@ def test_checkpoints_leave_the_session_and_the_tables_as_found(notebook):
     from workshop.pipeline import security
     security.set_tenant(conn, "initech")
     for todo in sorted(TODOS):
-        run_todo(notebook, todo, SOLUTION_CELLS[TODOS[todo][0]])
+        run_todo(notebook, todo, SOLUTION_CELLS[TODOS[todo].cell])
     assert security.current_tenant(conn) == "initech"
     assert not conn.transaction_in_progress
     security.set_tenant(conn, "acme")

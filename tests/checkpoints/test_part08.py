@@ -10,27 +10,20 @@ extra columns in the search rows; the pool size and RRF k written as literals (2
 """
 from __future__ import annotations
 
-import oracledb
 import pytest
 
 from checkpoints import part08
 from checkpoints.framework import CheckpointFailed
-from tests.checkpoints.shared import Wrong, apply_edit, copy_db, kinds_covered, wrong_params
+from tests.checkpoints.shared import (NotebookCells, Todo, Wrong, copy_db, expect_passed, expect_reasoned_failure,
+                                      expect_stub_failure, kinds_covered, notebook_namespace, wrong_params)
 from workshop.config import PROJECT_ROOT
-from workshop.notebooks import read_notebook
 
-SOLUTION = PROJECT_ROOT / "solutions" / "08_oracle_ai_agent_memory.ipynb"
-STUDENT = PROJECT_ROOT / "notebooks" / "08_oracle_ai_agent_memory.ipynb"
-TODOS = {"extract_memories": ("p08-todo1", "p08-check1", ()),
-         "search_memories": ("p08-todo2", "p08-check2", ("store.create(conn)",))}
-
-
-def _cells(path) -> dict[str, str]:
-    return {cell.id: cell.source for cell in read_notebook(path).cells if cell.cell_type == "code"}
-
-
-SOLUTION_CELLS = _cells(SOLUTION)
-STUDENT_CELLS = _cells(STUDENT)
+PART = NotebookCells("08_oracle_ai_agent_memory.ipynb", {
+    "extract_memories": Todo(1, "p08-todo1", "p08-check1"),
+    "search_memories": Todo(2, "p08-todo2", "p08-check2", ("store.create(conn)",)),
+})
+TODOS, run_todo = PART.todos, PART.run_todo   # run_todo(notebook, todo, source)
+SOLUTION_CELLS, STUDENT_CELLS = PART.solution, PART.student
 
 WRONG = [
     # TODO extract_memories
@@ -109,26 +102,12 @@ def db_copy(built_db, tmp_path, monkeypatch):
 @pytest.fixture
 def notebook(db_copy, monkeypatch):
     monkeypatch.chdir(PROJECT_ROOT / "solutions")
-    namespace: dict = {"__name__": "__notebook__"}
-
-    def run(*sources: str) -> dict:
-        for source in sources:
-            exec(compile(source, "<cell>", "exec"), namespace)  # noqa: S102 - the notebook's own cells
-        return namespace
-
-    run(SOLUTION_CELLS["p08-path"], SOLUTION_CELLS["p08-setup"])
-    yield run
-    conn = namespace.get("conn")
-    if conn is not None and conn.is_healthy():
-        conn.rollback()
-        conn.close()
+    with notebook_namespace(SOLUTION_CELLS["p08-path"], SOLUTION_CELLS["p08-setup"]) as run:
+        yield run
 
 
-def run_todo(notebook, todo: str, source: str) -> None:
-    cell, checkpoint_cell, before = TODOS[todo]
-    notebook(*(SOLUTION_CELLS.get(c, c) for c in before))
-    notebook(source)
-    notebook(SOLUTION_CELLS[checkpoint_cell])
+def test_the_notebooks_pair_each_todo_with_its_checkpoint():
+    PART.expect_paired("part08", {name: name for name in TODOS})
 
 
 def test_every_todo_has_each_kind_of_wrong_answer_it_can_have():
@@ -140,35 +119,31 @@ def test_every_todo_has_each_kind_of_wrong_answer_it_can_have():
 
 @pytest.mark.parametrize("todo", list(TODOS))
 def test_the_solution_passes(notebook, todo, capsys):
-    run_todo(notebook, todo, SOLUTION_CELLS[TODOS[todo][0]])
-    assert "passed" in capsys.readouterr().out
+    run_todo(notebook, todo, SOLUTION_CELLS[TODOS[todo].cell])
+    expect_passed(capsys, TODOS[todo].number)
 
 
 @pytest.mark.parametrize("todo", list(TODOS))
 def test_another_correct_answer_passes(notebook, todo, capsys):
-    run_todo(notebook, todo, apply_edit(SOLUTION_CELLS[TODOS[todo][0]], CORRECT[todo]))
-    assert "passed" in capsys.readouterr().out
+    run_todo(notebook, todo, PART.variant(todo, *CORRECT[todo]))
+    expect_passed(capsys, TODOS[todo].number)
 
 
 @pytest.mark.parametrize("todo", list(TODOS))
-def test_the_student_stub_fails(notebook, todo):
-    with pytest.raises(CheckpointFailed) as failure:
-        run_todo(notebook, todo, STUDENT_CELLS[TODOS[todo][0]])
-    assert failure.value.nothing_yet and "not done yet" in str(failure.value).lower() or "TODO" in str(failure.value)
+def test_the_student_stub_fails(notebook, todo, capsys):
+    expect_stub_failure(lambda: run_todo(notebook, todo, STUDENT_CELLS[TODOS[todo].cell]), TODOS[todo].number, capsys)
 
 
 @pytest.mark.parametrize("wrong", wrong_params(WRONG, "extract_memories"))
 def test_wrong_extraction_fails(notebook, wrong):
-    with pytest.raises(CheckpointFailed) as failure:
-        run_todo(notebook, wrong.todo, apply_edit(SOLUTION_CELLS[TODOS[wrong.todo][0]], wrong.edit))
-    assert wrong.reason in failure.value.reason
+    expect_reasoned_failure(lambda: run_todo(notebook, wrong.todo, PART.variant(wrong.todo, *wrong.edit)),
+                            TODOS[wrong.todo].number, wrong.reason)
 
 
 @pytest.mark.parametrize("wrong", wrong_params(WRONG, "search_memories"))
 def test_wrong_search_fails(notebook, wrong):
-    with pytest.raises(CheckpointFailed) as failure:
-        run_todo(notebook, wrong.todo, apply_edit(SOLUTION_CELLS[TODOS[wrong.todo][0]], wrong.edit))
-    assert wrong.reason in failure.value.reason
+    expect_reasoned_failure(lambda: run_todo(notebook, wrong.todo, PART.variant(wrong.todo, *wrong.edit)),
+                            TODOS[wrong.todo].number, wrong.reason)
 
 
 def test_the_search_check_leaves_the_table_as_it_found_it(notebook):

@@ -578,6 +578,51 @@ def test_recording_connection_passes_the_right_method_and_logs_binds_and_fetches
     assert statement.fetches == [("fetchall", None)]
 
 
+def test_recording_connection_counts_iterated_rows_as_rows(titled):
+    recorder = fw.RecordingConnection(titled)
+    with recorder.cursor() as cur:
+        cur.execute("SELECT id, title FROM research_chunks WHERE id <= 3 ORDER BY id")
+        assert [row[0] for row in cur] == [1, 2, 3]
+    assert recorder.rows_fetched == 3      # three rows of two columns: rows, not values
+
+
+def test_recording_connection_keeps_out_binds_and_declared_types_by_lower_case_name(titled):
+    recorder = fw.RecordingConnection(titled)
+    with recorder.cursor() as cur:
+        new_id = cur.var(int)
+        cur.setinputsizes(TITLE=oracledb.DB_TYPE_VARCHAR)
+        cur.execute("INSERT INTO research_chunks (id, title) VALUES (42, :title) RETURNING id INTO :new_id",
+                    title="x", new_id=new_id)
+    assert recorder.vars == [new_id] and new_id.getvalue() == [42]
+    assert recorder.statements[0].input_sizes == {"title": oracledb.DB_TYPE_VARCHAR}
+    titled.rollback()
+
+
+def test_recording_stores_wraps_every_store_of_a_dict():
+    class Store:
+        def similarity_search_with_score(self, query, k=4, filter=None):
+            return [(query, 0.0)] * k
+    recorded = fw.recording_stores({"a": Store(), "b": Store()})
+    recorded["b"].similarity_search_with_score("q", 2, {"x": 1})
+    assert [(c.method, c.k, c.filter) for c in recorded["b"].searches()] == [("similarity_search_with_score", 2,
+                                                                              {"x": 1})]
+    assert recorded["a"].calls == []
+
+
+@pytest.mark.parametrize("sql, called", [
+    ("SELECT MAX(id) FROM t", True), ("select max (id) from t", True), ("SELECT id FROM t", False),
+    ("SELECT 'MAX(id)' FROM t", False), ("SELECT max_id FROM t", False), ("SELECT t.max FROM t", False),
+])
+def test_calls_function_reads_tokens_not_text(sql, called):
+    assert fw.calls_function(sql, "MAX") is called
+
+
+def test_sql_tokens_names_text_it_cannot_read():
+    assert [t.text for t in fw.sql_tokens("SELECT 1 -- note\nFROM dual")] == ["SELECT", "1", "FROM", "dual"]
+    with pytest.raises(ValueError, match="cannot read the SQL text"):
+        fw.sql_tokens("SELECT 'unterminated FROM dual")
+
+
 def test_recording_store_records_k_and_filter():
     class Store:
         def similarity_search(self, query, k=4, filter=None, **kwargs):
