@@ -74,7 +74,7 @@ class Engine:
         for plugin in plugins:  # workshop.embedded.extensions lists them: the engine imports none
             plugin.install(self)
         self.catalog.policy_loader = self.hooks.policies
-        C.DICTIONARY_NAMES.update(self.hooks.views)
+        self.names.dictionary.update(self.hooks.views)
         self._run_with_retry(lambda: C.bootstrap(self.db, self.hooks.views, self.hooks.bootstrap))
         #: A read-only session (set after the catalog bootstrap, which may write): see _refuse_write.
         self.readonly = readonly
@@ -104,6 +104,21 @@ class Engine:
                 state.state.error = exc
                 raise
         self.db.create_function(name, nargs, call, deterministic=deterministic)
+
+    @property
+    def names(self) -> C.SqlNames:
+        """This engine's function, table-function and dictionary names (kept by its catalog)."""
+        return self.catalog.names
+
+    def map_function(self, sql_name: str, registered: str, result_type: str | None = None) -> None:
+        """Let SQL call ``sql_name`` (a function or PACKAGE.FUNCTION) as the user function ``registered``."""
+        self.names.functions[sql_name] = (registered, result_type)
+
+    def register_table_function(self, name: str, columns: Sequence[str], types: Sequence[str | None],
+                                rows: Callable[..., Any]) -> None:
+        """A table function in FROM: its columns and Oracle types, and ``rows(engine, *args)``."""
+        self.names.table_functions[name] = (list(columns), list(types))
+        self.hooks.table_functions[name] = rows
 
     def register_aggregate(self, name: str, cls: type, nargs: int = -1) -> None:
         state = self

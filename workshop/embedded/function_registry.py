@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from . import builtins as B
 from . import jsonfuncs as J
-from . import translate as T
 from . import values as V
 from .errors import EngineError
 
@@ -189,7 +188,8 @@ def register_all(engine: "Engine") -> None:
     engine.register_aggregate("ORA_LISTAGG_ORDERED", ListAggOrdered, -1)
     engine.register_aggregate("ORA_JSON_ARRAYAGG", J.JsonArrayAgg, 1)
     engine.register_aggregate("ORA_JSON_ARRAYAGG_ORDERED", JsonArrayAggOrdered, -1)
-    T.ENGINE_FUNCTIONS.update(_ENGINE_CALLS)
+    for sql_name, (registered, result_type) in _ENGINE_CALLS.items():
+        engine.map_function(sql_name, registered, result_type)
     _register_oracle_library(engine)
 
 
@@ -198,11 +198,11 @@ def _register_oracle_library(engine: "Engine") -> None:
     from .functions import registry as F
     for name, (fn, nargs) in F.SCALAR_FUNCTIONS.items():
         engine.register("ORA_" + name, fn, nargs, deterministic=name not in F.NONDETERMINISTIC)
-        T.SCALAR_NAMES.add(name)
+        engine.names.scalars.add(name)
     for name, (cls, nargs) in F.AGGREGATES.items():
         if name in ("LISTAGG",):
             continue  # LISTAGG is translated to ORA_LISTAGG / ORA_LISTAGG_ORDERED (WITHIN GROUP order)
         engine.register_aggregate("ORA_" + name, cls, nargs)
-        T.AGGREGATE_NAMES.add(name)
+        engine.names.aggregates.add(name)
     engine.register("ORA_DBMS_LOB_SUBSTR", _dbms_lob_substr, -1, True)
-    T.ENGINE_FUNCTIONS["DBMS_LOB.SUBSTR"] = ("ORA_DBMS_LOB_SUBSTR", "VARCHAR2")
+    engine.map_function("DBMS_LOB.SUBSTR", "ORA_DBMS_LOB_SUBSTR", "VARCHAR2")

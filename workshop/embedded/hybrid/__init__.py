@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
 def install(engine: "Engine") -> None:
     """Register the procedures, DDL hooks, SQL function and commit-time sync (after text and models)."""
-    from .. import translate as T
     from ..text.storage import get_index as get_text_index
 
     db = engine.db
@@ -105,16 +104,15 @@ def install(engine: "Engine") -> None:
     searcher = Searcher(db, embed=embed, text_search=engine.hooks.text_search,
                         text_info=lambda name: get_text_index(db, name))
     engine.register("ORA_HYBRID_VECTOR_SEARCH", searcher.run, 1)
-    T.ENGINE_FUNCTIONS["DBMS_HYBRID_VECTOR.SEARCH"] = ("ORA_HYBRID_VECTOR_SEARCH", "CLOB")
-    engine.hooks.table_functions["DBMS_HYBRID_VECTOR.SEARCHPIPELINE"] = lambda engine_, spec: searcher.pipeline_rows(spec)
-    T.TABLE_FUNCTIONS["DBMS_HYBRID_VECTOR.SEARCHPIPELINE"] = ([c.upper() for c in PIPELINE_COLUMNS],
-                                                             list(PIPELINE_TYPES))
+    engine.map_function("DBMS_HYBRID_VECTOR.SEARCH", "ORA_HYBRID_VECTOR_SEARCH", "CLOB")
+    engine.register_table_function("DBMS_HYBRID_VECTOR.SEARCHPIPELINE", [c.upper() for c in PIPELINE_COLUMNS],
+                                   list(PIPELINE_TYPES), lambda engine_, spec: searcher.pipeline_rows(spec))
 
     # The search returns rowids as text; Oracle's examples join back with CHARTOROWID(r.row_id).
     engine.register("ORA_CHARTOROWID", chartorowid, 1, deterministic=True)
     engine.register("ORA_ROWIDTOCHAR", rowidtochar, 1, deterministic=True)
-    T.ENGINE_FUNCTIONS["CHARTOROWID"] = ("ORA_CHARTOROWID", None)
-    T.ENGINE_FUNCTIONS["ROWIDTOCHAR"] = ("ORA_ROWIDTOCHAR", "VARCHAR2")
+    engine.map_function("CHARTOROWID", "ORA_CHARTOROWID")
+    engine.map_function("ROWIDTOCHAR", "ORA_ROWIDTOCHAR", "VARCHAR2")
 
 
 def chartorowid(value):
