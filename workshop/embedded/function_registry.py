@@ -5,9 +5,7 @@ an Oracle function missing from this registry is reported as ORA-00904, never pa
 """
 from __future__ import annotations
 
-import datetime as dt
-import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import builtins as B
 from . import jsonfuncs as J
@@ -18,26 +16,13 @@ if TYPE_CHECKING:
     from .engine import Engine
 
 
-def _sql_value(value: Any) -> Any:
-    """A Python result in storage form (SQLite accepts None/int/float/str/bytes only)."""
-    if isinstance(value, bool):
-        return 1 if value else 0
-    if isinstance(value, dt.datetime):
-        return V.timestamp_text(value, with_tz=value.tzinfo is not None)
-    if isinstance(value, dt.date):
-        return V.date_text(value)
-    if isinstance(value, (dict, list)):
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    return value
-
-
 def _json_exists(doc, path, *passing):
     result = J.json_exists(doc, path, J.passing_from_args(passing) if passing else None)
     return None if result is None else int(bool(result))
 
 
 def _json_value(doc, path, returning="VARCHAR2", on_error="NULL", on_empty="NULL"):
-    return _sql_value(J.json_value(doc, path, returning=returning, on_error=on_error, on_empty=on_empty))
+    return V.sql_value(J.json_value(doc, path, returning=returning, on_error=on_error, on_empty=on_empty))
 
 
 def _json_query(doc, path, wrapper="WITHOUT", on_error="NULL", on_empty="NULL"):
