@@ -58,6 +58,9 @@ class EngineHooks:
     drop_hybrid_index: Callable[[str], None] | None = None
     #: Told the name of each table about to be dropped; the last registered runs first.
     on_drop_table: list[Callable[[str], None]] = field(default_factory=list)
+    #: Told (connection, index name) after CTX_DDL.SYNC_INDEX synced an Oracle Text index, inside the same
+    #: transaction, before it commits: an index built on that text index syncs its own part (hybrid).
+    on_sync_index: list[Callable[[sqlite3.Connection, str], None]] = field(default_factory=list)
     #: Set by the engine: a query text to its Plan (CREATE VIEW checks the view's body).
     translate_query: Callable[[str], "Plan"] | None = None
 

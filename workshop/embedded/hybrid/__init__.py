@@ -87,18 +87,12 @@ def install(engine: "Engine") -> None:
                                               f"the index)") from None
     engine.hooks.on_commit.append(on_commit)
 
-    sync_text = engine.hooks.procedures.get("CTX_DDL.SYNC_INDEX")
-
-    def sync_index(engine_, *args, **kwargs):
-        sync_text(engine_, *args, **kwargs)
-        name = kwargs.get("idx_name", args[0] if args else None)
-        info = hybrid_index.get(engine_.db, hybrid_index.ident(str(name).split(".")[-1])) if name else None
+    def sync_index(conn, name: str) -> None:
+        """CTX_DDL.SYNC_INDEX on a hybrid index's text part syncs its vector part too (hooks.on_sync_index)."""
+        info = hybrid_index.get(conn, name)
         if info is not None:
-            engine_.begin_write()
-            hybrid_index.sync(engine_.db, info, embed)
-            engine_.commit()
-    if sync_text is not None:
-        engine.hooks.procedures["CTX_DDL.SYNC_INDEX"] = sync_index
+            hybrid_index.sync(conn, info, embed)
+    engine.hooks.on_sync_index.append(sync_index)
 
     # -------------------------------------------------------------- DBMS_HYBRID_VECTOR.SEARCH
     searcher = Searcher(db, embed=embed, text_search=engine.hooks.text_search,
