@@ -3,7 +3,8 @@ row-level security, PL/SQL packages, hybrid vector indexes).
 
 A plug-in is a class with a ``name`` and an ``install(engine)`` that fills the engine's `EngineHooks`:
 typed slots instead of string keys, lists where several plug-ins may each want a say (a dropped
-table, a write, a commit), and registries that belong to one engine. The engine imports no plug-in;
+table, a write, a commit), and registries that belong to one engine (the SQL names a plug-in adds go to
+``engine.names`` through ``Engine.map_function`` / ``register_table_function``). The engine imports no plug-in;
 `workshop.embedded.extensions` lists them and the connection hands them to the engine it builds.
 """
 from __future__ import annotations
@@ -45,7 +46,8 @@ class EngineHooks:
     plsql_constants: dict[str, Any] = field(default_factory=dict)
     #: A user-defined procedure by name (CREATE PROCEDURE units), or None.
     user_procedure: Callable[[str], Procedure | None] | None = None
-    #: Table functions: name -> rows producer, called with the engine and the call's arguments.
+    #: Table functions: name -> rows producer, called with the engine and the call's arguments (their
+    #: columns are in engine.names.table_functions: Engine.register_table_function fills both).
     table_functions: dict[str, Callable[..., Any]] = field(default_factory=dict)
 
     # -- DDL
