@@ -164,7 +164,7 @@ TEXT_RULES = SubQueryRules(
     lambda: unsupported("DBMS_HYBRID_VECTOR.SEARCH text.contains together with text.search_text"))
 
 
-def _sub_query(top: dict, rules: SubQueryRules):
+def _sub_query(top: dict, rules: SubQueryRules) -> VectorQuery | TextQuery | None:
     """The ``vector`` or ``text`` sub-query of the specification, validated, or None when absent."""
     if rules.name not in top:
         return None
