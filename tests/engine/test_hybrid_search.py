@@ -323,6 +323,13 @@ def test_json_table_over_the_results(env):
     ({"hybrid_index_name": "notes_hvi", "vector": {"search_text": "x", "aggregator": "BONUSMAX"}}, 3001,
      "BONUSMAX"),
     ({"hybrid_index_name": "notes_hvi", "text": {"contains": "x", "search_text": "y"}}, 3001, "text.contains"),
+    # the vector and text sub-queries share one validator (spec.SubQueryRules): each rule holds for both
+    ({"hybrid_index_name": "notes_hvi", "text": {"contains": "x", "inpath": ["$.a"]}}, 3001, "text.inpath"),
+    ({"hybrid_index_name": "notes_hvi", "text": "x"}, 20000, "text must be a JSON object"),
+    ({"hybrid_index_name": "notes_hvi", "vector": ["x"]}, 20000, "vector must be a JSON object"),
+    ({"hybrid_index_name": "notes_hvi", "text": {"contains": ""}}, 20000, "text.contains must not be empty"),
+    ({"hybrid_index_name": "notes_hvi", "text": {"contains": "x", "result_max": 0}}, 20000, "text.result_max"),
+    ({"hybrid_index_name": "notes_hvi", "vector": {"search_vector": []}}, 20000, "non-empty array"),
 ])
 def test_bad_specifications_are_named(env, spec, code, words):
     with pytest.raises(oracledb.DatabaseError) as exc:

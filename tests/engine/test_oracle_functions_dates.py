@@ -20,13 +20,13 @@ THIS_MONTH = dt.date.today().month
 
 def test_text_helpers_round_trip():
     moment = dt.datetime(2024, 1, 5, 10, 11, 12, 345678)
-    assert F.to_date_text(moment) == "2024-01-05 10:11:12"
-    assert F.to_timestamp_text(moment) == "2024-01-05 10:11:12.345678"
+    assert F.date_text(moment) == "2024-01-05 10:11:12"
+    assert F.timestamp_text(moment) == "2024-01-05 10:11:12.345678"
     aware = moment.replace(tzinfo=dt.timezone(dt.timedelta(hours=-3, minutes=-30)))
-    assert F.to_timestamp_text(aware, tz=True) == "2024-01-05 10:11:12.345678-03:30"
+    assert F.timestamp_text(aware, with_tz=True) == "2024-01-05 10:11:12.345678-03:30"
     assert F.parse_datetime_text("2024-01-05 10:11:12.345678-03:30") == aware
     assert F.parse_datetime_text("2024-01-05") == dt.datetime(2024, 1, 5)
-    assert F.to_date_text(dt.datetime(5, 1, 1)) == "0005-01-01 00:00:00"
+    assert F.date_text(dt.datetime(5, 1, 1)) == "0005-01-01 00:00:00"
     assert F.text_kind("2024-01-05 10:11:12") == F.DATE
     assert F.text_kind("2024-01-05 10:11:12.000000") == F.TIMESTAMP
     assert F.text_kind("2024-01-05 10:11:12.000000+00:00") == F.TIMESTAMP_TZ
@@ -294,15 +294,15 @@ def test_to_date_errors(args, code):
 @given(st.datetimes(min_value=dt.datetime(1, 1, 1), max_value=dt.datetime(9999, 12, 31, 23, 59, 59)))
 def test_to_char_to_date_round_trip(moment):
     moment = moment.replace(microsecond=0)
-    text = F.to_char(F.to_date_text(moment), "YYYY-MM-DD HH24:MI:SS")
-    assert F.to_date(text, "YYYY-MM-DD HH24:MI:SS") == F.to_date_text(moment)
+    text = F.to_char(F.date_text(moment), "YYYY-MM-DD HH24:MI:SS")
+    assert F.to_date(text, "YYYY-MM-DD HH24:MI:SS") == F.date_text(moment)
     assert F.parse_datetime_text(F.to_date(text, "YYYY-MM-DD HH24:MI:SS")) == moment
 
 
 @given(st.datetimes(min_value=dt.datetime(1000, 1, 1), max_value=dt.datetime(9999, 12, 31)))
 def test_to_timestamp_round_trip_with_fraction(moment):
-    text = F.to_char(F.to_timestamp_text(moment), "DD.MM.YYYY HH24:MI:SS.FF6")
-    assert F.to_timestamp(text, "DD.MM.YYYY HH24:MI:SS.FF6") == F.to_timestamp_text(moment)
+    text = F.to_char(F.timestamp_text(moment), "DD.MM.YYYY HH24:MI:SS.FF6")
+    assert F.to_timestamp(text, "DD.MM.YYYY HH24:MI:SS.FF6") == F.timestamp_text(moment)
 
 
 # --- intervals -------------------------------------------------------------------------------
@@ -389,7 +389,7 @@ def test_interval_arithmetic():
 )
 def test_adding_then_subtracting_a_day_to_second_interval_is_identity(moment, micros):
     interval = F.Interval("DAY TO SECOND", micros).text()
-    start = F.to_timestamp_text(moment)
+    start = F.timestamp_text(moment)
     assert F.interval_add(F.interval_add(start, interval, 1), interval, -1) == start
 
 

@@ -218,18 +218,12 @@ def _to_text(value: Any, where: str) -> str:
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, (int, float)):
-        return number_text(value)
+        return V.number_to_text(value)
     if isinstance(value, (bytes, memoryview)):
         if V.is_vector_blob(value):
             return from_vector(value)
         return bytes(value).hex().upper()
     return str(value)
-
-
-def number_text(value: int | float) -> str:
-    """Number to text as TO_CHAR(n) and CAST(n AS VARCHAR2) both give it: one rule, one home."""
-    from .functions.values import number_to_text
-    return number_to_text(value)
 
 
 def _to_number(value: Any, where: str) -> int | float:

@@ -110,8 +110,8 @@ _VIEWS = {
         '23.26.0.0.0' AS VERSION_FULL""",
 }
 
-#: Dictionary views and pseudo-tables every statement may reference.
-DICTIONARY_NAMES = set(_VIEWS) | {"DUAL"}
+#: The core's dictionary views and pseudo-tables (an engine adds its plug-ins' views to its own `SqlNames`).
+CORE_DICTIONARY = frozenset(_VIEWS) | {"DUAL"}
 
 
 #: Bump when a dictionary view changes: existing database files then get their views rebuilt.
@@ -190,11 +190,34 @@ class Index:
     distance: str | None
 
 
-class Catalog:
-    """A read-through snapshot of the ORA$ tables, refreshed whenever DDL ran in any process."""
+@dataclass
+class SqlNames:
+    """The names one engine's SQL may use beyond its tables, filled while that engine is built (the core's
+    function library, then each plug-in): two engines with different plug-ins never see each other's."""
 
-    def __init__(self, conn: sqlite3.Connection):
+    #: Dictionary views and pseudo-tables a statement may reference (USER_TABLES, DUAL, a plug-in's views).
+    dictionary: set[str] = field(default_factory=lambda: set(CORE_DICTIONARY))
+    #: Oracle scalar and aggregate functions mapped 1:1 onto ORA_<NAME> user functions.
+    scalars: set[str] = field(default_factory=set)
+    aggregates: set[str] = field(default_factory=set)
+    #: Other functions, package functions included ("DBMS_LOB.SUBSTR"): name -> (registered name, result type).
+    functions: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    #: Table functions in FROM: name -> (column names, column Oracle types); the rows come from
+    #: `EngineHooks.table_functions`.
+    table_functions: dict[str, tuple[list[str], list[str | None]]] = field(default_factory=dict)
+
+    def result_type(self, registered: str) -> str | None:
+        """The Oracle type a registered ORA_* function returns, if one was declared."""
+        return next((rtype for name, rtype in self.functions.values() if name == registered and rtype), None)
+
+
+class Catalog:
+    """A read-through snapshot of the ORA$ tables, refreshed whenever DDL ran in any process, and the
+    function and view names (`names`) of the engine that owns it."""
+
+    def __init__(self, conn: sqlite3.Connection, names: SqlNames | None = None):
         self._conn = conn
+        self.names = names if names is not None else SqlNames()
         self._key = None
         self.tables: dict[str, Table] = {}
         self.indexes: dict[str, Index] = {}

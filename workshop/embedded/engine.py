@@ -7,9 +7,6 @@ read (text-search hits, pre-computed model outputs, the vector top-k candidates)
 """
 from __future__ import annotations
 
-import array
-import datetime as dt
-import decimal
 import json
 import os
 import re
@@ -29,7 +26,6 @@ from . import values as V
 from .ddl import DdlExecutor
 from .dialect import parse
 from .dml import DmlTranslator
-from .function_registry import _sql_value
 from .hooks import EngineHooks, Plugin
 from .lexing import bind_names, code_mask, leading_words, split_returning_into, strip_comments
 from .plsql import run_block
@@ -74,7 +70,7 @@ class Engine:
         for plugin in plugins:  # workshop.embedded.extensions lists them: the engine imports none
             plugin.install(self)
         self.catalog.policy_loader = self.hooks.policies
-        C.DICTIONARY_NAMES.update(self.hooks.views)
+        self.names.dictionary.update(self.hooks.views)
         self._run_with_retry(lambda: C.bootstrap(self.db, self.hooks.views, self.hooks.bootstrap))
         #: A read-only session (set after the catalog bootstrap, which may write): see _refuse_write.
         self.readonly = readonly
@@ -104,6 +100,21 @@ class Engine:
                 state.state.error = exc
                 raise
         self.db.create_function(name, nargs, call, deterministic=deterministic)
+
+    @property
+    def names(self) -> C.SqlNames:
+        """This engine's function, table-function and dictionary names (kept by its catalog)."""
+        return self.catalog.names
+
+    def map_function(self, sql_name: str, registered: str, result_type: str | None = None) -> None:
+        """Let SQL call ``sql_name`` (a function or PACKAGE.FUNCTION) as the user function ``registered``."""
+        self.names.functions[sql_name] = (registered, result_type)
+
+    def register_table_function(self, name: str, columns: Sequence[str], types: Sequence[str | None],
+                                rows: Callable[..., Any]) -> None:
+        """A table function in FROM: its columns and Oracle types, and ``rows(engine, *args)``."""
+        self.names.table_functions[name] = (list(columns), list(types))
+        self.hooks.table_functions[name] = rows
 
     def register_aggregate(self, name: str, cls: type, nargs: int = -1) -> None:
         state = self
@@ -354,7 +365,7 @@ class Engine:
                         types.get(name) is oracledb.DB_TYPE_BOOLEAN or isinstance(given[name], bool)):
                     raise unsupported(f"a BOOLEAN bind (:{name}) in a JSON PASSING clause (Oracle documents "
                                       "VARCHAR2, NUMBER, BINARY_DOUBLE, DATE and TIMESTAMP values only)")
-        values: dict[str, Any] = {bind_param(name): to_sqlite(given[name], types.get(name)) for name in plan.binds}
+        values: dict[str, Any] = {bind_param(name): V.to_sqlite(given[name], types.get(name)) for name in plan.binds}
         for sequence in plan.sequences:
             values["SEQ_" + "".join(c if c.isalnum() or c == "_" else "_" for c in sequence)] = self._nextval(sequence)
         return values
@@ -388,7 +399,7 @@ class Engine:
             # it produces them; reverse_unordered_selects scans a table backwards, so store them
             # backwards and an unordered read gives them in their own order.
             self.db.executemany(f'INSERT INTO temp."{tf.temp_table}" VALUES ({marks})',
-                                [tuple(_sql_value(v) for v in row) for row in reversed(list(rows))])
+                                [tuple(V.sql_value(v) for v in row) for row in reversed(list(rows))])
 
     def _prepare_statement_state(self, plan: Plan, params: dict[str, Any], param_rows: list[dict] | None = None):
         self.state.plan = plan
@@ -576,62 +587,6 @@ def _reject_terminator(sql: str, words: list[str]) -> None:
                                   "python-oracledb sends one statement without a terminator)")
 
 
-# ---------------------------------------------------------------------- conversions
-def to_sqlite(value: Any, input_type: Any = None) -> Any:
-    """A Python bind value in the engine's storage form."""
-    if value is None:
-        return None
-    if hasattr(value, "_embedded_var"):
-        value = value.getvalue()
-        if value is None:
-            return None
-    if input_type is oracledb.DB_TYPE_JSON and not isinstance(value, str):
-        return json.dumps(_jsonable(value), separators=(",", ":"), ensure_ascii=False)
-    if input_type is oracledb.DB_TYPE_JSON and isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, bool):
-        return 1 if value else 0
-    if isinstance(value, str):
-        return value if value != "" else None
-    if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 63:
-        return float(value)  # beyond SQLite's INTEGER: a double, as the engine's NUMBER is (documented)
-    if isinstance(value, (int, float)):
-        return value
-    if isinstance(value, decimal.Decimal):
-        if value.is_finite() and value == value.to_integral_value() and -2 ** 63 <= value < 2 ** 63:
-            return int(value)
-        return float(value)
-    if isinstance(value, dt.datetime):
-        return V.timestamp_text(value, with_tz=value.tzinfo is not None)
-    if isinstance(value, dt.date):
-        return V.date_text(value)
-    if isinstance(value, array.array):
-        return V.encode_vector(value)
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value)
-    if getattr(value, "_embedded_object", False):
-        return json.dumps(list(value), ensure_ascii=False)
-    if isinstance(value, list):
-        # The cursor lets a list through only as a PL/SQL array bind (driver.py).
-        raise errors.EngineError(3001, f"unimplemented feature: PL/SQL array binds {errors.ENGINE_SUFFIX}")
-    if isinstance(value, oracledb.LOB):
-        return to_sqlite(value.read(), input_type)
-    raise errors.EngineError(3001, f"unimplemented feature: binding a Python {type(value).__name__} "
-                                   f"{errors.ENGINE_SUFFIX}")
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, (dt.datetime, dt.date)):
-        return value.isoformat()
-    if isinstance(value, decimal.Decimal):
-        return float(value)
-    if isinstance(value, array.array):
-        return list(value)
-    return value
 
 
 def to_oracle_error(exc: BaseException) -> oracledb.Error:

@@ -30,7 +30,7 @@ class DictionaryViews:
         engine.hooks.views["USER_OBJECTS"] = _USER_OBJECTS
 
 
-#: Order matters: hybrid indexes build on Oracle Text and the models (and wrap CTX_DDL.SYNC_INDEX);
+#: Order matters: hybrid indexes build on Oracle Text and the models (and hook its CTX_DDL.SYNC_INDEX);
 #: the plug-in installed last is told first about a dropped table (hybrid, then RLS, then text).
 PLUGINS: tuple[Plugin, ...] = (
     procedures.PlsqlPackages(),

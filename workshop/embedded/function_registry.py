@@ -5,31 +5,15 @@ an Oracle function missing from this registry is reported as ORA-00904, never pa
 """
 from __future__ import annotations
 
-import datetime as dt
-import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import builtins as B
 from . import jsonfuncs as J
-from . import translate as T
 from . import values as V
 from .errors import EngineError
 
 if TYPE_CHECKING:
     from .engine import Engine
-
-
-def _sql_value(value: Any) -> Any:
-    """A Python result in storage form (SQLite accepts None/int/float/str/bytes only)."""
-    if isinstance(value, bool):
-        return 1 if value else 0
-    if isinstance(value, dt.datetime):
-        return V.timestamp_text(value, with_tz=value.tzinfo is not None)
-    if isinstance(value, dt.date):
-        return V.date_text(value)
-    if isinstance(value, (dict, list)):
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    return value
 
 
 def _json_exists(doc, path, *passing):
@@ -38,7 +22,7 @@ def _json_exists(doc, path, *passing):
 
 
 def _json_value(doc, path, returning="VARCHAR2", on_error="NULL", on_empty="NULL"):
-    return _sql_value(J.json_value(doc, path, returning=returning, on_error=on_error, on_empty=on_empty))
+    return V.sql_value(J.json_value(doc, path, returning=returning, on_error=on_error, on_empty=on_empty))
 
 
 def _json_query(doc, path, wrapper="WITHOUT", on_error="NULL", on_empty="NULL"):
@@ -189,7 +173,8 @@ def register_all(engine: "Engine") -> None:
     engine.register_aggregate("ORA_LISTAGG_ORDERED", ListAggOrdered, -1)
     engine.register_aggregate("ORA_JSON_ARRAYAGG", J.JsonArrayAgg, 1)
     engine.register_aggregate("ORA_JSON_ARRAYAGG_ORDERED", JsonArrayAggOrdered, -1)
-    T.ENGINE_FUNCTIONS.update(_ENGINE_CALLS)
+    for sql_name, (registered, result_type) in _ENGINE_CALLS.items():
+        engine.map_function(sql_name, registered, result_type)
     _register_oracle_library(engine)
 
 
@@ -198,11 +183,11 @@ def _register_oracle_library(engine: "Engine") -> None:
     from .functions import registry as F
     for name, (fn, nargs) in F.SCALAR_FUNCTIONS.items():
         engine.register("ORA_" + name, fn, nargs, deterministic=name not in F.NONDETERMINISTIC)
-        T.SCALAR_NAMES.add(name)
+        engine.names.scalars.add(name)
     for name, (cls, nargs) in F.AGGREGATES.items():
         if name in ("LISTAGG",):
             continue  # LISTAGG is translated to ORA_LISTAGG / ORA_LISTAGG_ORDERED (WITHIN GROUP order)
         engine.register_aggregate("ORA_" + name, cls, nargs)
-        T.AGGREGATE_NAMES.add(name)
+        engine.names.aggregates.add(name)
     engine.register("ORA_DBMS_LOB_SUBSTR", _dbms_lob_substr, -1, True)
-    T.ENGINE_FUNCTIONS["DBMS_LOB.SUBSTR"] = ("ORA_DBMS_LOB_SUBSTR", "VARCHAR2")
+    engine.map_function("DBMS_LOB.SUBSTR", "ORA_DBMS_LOB_SUBSTR", "VARCHAR2")

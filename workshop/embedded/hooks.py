@@ -3,7 +3,8 @@ row-level security, PL/SQL packages, hybrid vector indexes).
 
 A plug-in is a class with a ``name`` and an ``install(engine)`` that fills the engine's `EngineHooks`:
 typed slots instead of string keys, lists where several plug-ins may each want a say (a dropped
-table, a write, a commit), and registries that belong to one engine. The engine imports no plug-in;
+table, a write, a commit), and registries that belong to one engine (the SQL names a plug-in adds go to
+``engine.names`` through ``Engine.map_function`` / ``register_table_function``). The engine imports no plug-in;
 `workshop.embedded.extensions` lists them and the connection hands them to the engine it builds.
 """
 from __future__ import annotations
@@ -45,7 +46,8 @@ class EngineHooks:
     plsql_constants: dict[str, Any] = field(default_factory=dict)
     #: A user-defined procedure by name (CREATE PROCEDURE units), or None.
     user_procedure: Callable[[str], Procedure | None] | None = None
-    #: Table functions: name -> rows producer, called with the engine and the call's arguments.
+    #: Table functions: name -> rows producer, called with the engine and the call's arguments (their
+    #: columns are in engine.names.table_functions: Engine.register_table_function fills both).
     table_functions: dict[str, Callable[..., Any]] = field(default_factory=dict)
 
     # -- DDL
@@ -58,6 +60,9 @@ class EngineHooks:
     drop_hybrid_index: Callable[[str], None] | None = None
     #: Told the name of each table about to be dropped; the last registered runs first.
     on_drop_table: list[Callable[[str], None]] = field(default_factory=list)
+    #: Told (connection, index name) after CTX_DDL.SYNC_INDEX synced an Oracle Text index, inside the same
+    #: transaction, before it commits: an index built on that text index syncs its own part (hybrid).
+    on_sync_index: list[Callable[[sqlite3.Connection, str], None]] = field(default_factory=list)
     #: Set by the engine: a query text to its Plan (CREATE VIEW checks the view's body).
     translate_query: Callable[[str], "Plan"] | None = None
 

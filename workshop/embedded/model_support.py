@@ -23,7 +23,7 @@ import numpy as np
 from . import values as V
 from .catalog import bump_ddl_version
 from .errors import EngineError
-from .translate import TABLE_FUNCTIONS, unsupported
+from .translate import unsupported
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -310,9 +310,8 @@ def install(engine: "Engine") -> None:
         return _compute(model, "VECTOR_EMBEDDING", ["DATA"], [(str(text),)])[(str(text),)]
 
     engine.register("ORA_UTL_TO_EMBEDDING", utl_to_embedding, 2, deterministic=True)
-    from . import translate as T
-    T.ENGINE_FUNCTIONS["DBMS_VECTOR_CHAIN.UTL_TO_EMBEDDING"] = ("ORA_UTL_TO_EMBEDDING", "VECTOR")
-    T.ENGINE_FUNCTIONS["DBMS_VECTOR.UTL_TO_EMBEDDING"] = ("ORA_UTL_TO_EMBEDDING", "VECTOR")
+    engine.map_function("DBMS_VECTOR_CHAIN.UTL_TO_EMBEDDING", "ORA_UTL_TO_EMBEDDING", "VECTOR")
+    engine.map_function("DBMS_VECTOR.UTL_TO_EMBEDDING", "ORA_UTL_TO_EMBEDDING", "VECTOR")
 
     def utl_to_embeddings(engine_, chunks, params):
         items = json.loads(chunks) if isinstance(chunks, str) else list(chunks or [])
@@ -332,8 +331,7 @@ def install(engine: "Engine") -> None:
 
     for name, fn in (("UTL_TO_EMBEDDINGS", utl_to_embeddings), ("UTL_TO_CHUNKS", utl_to_chunks)):
         for package in ("DBMS_VECTOR_CHAIN", "DBMS_VECTOR"):
-            engine.hooks.table_functions[f"{package}.{name}"] = fn
-            TABLE_FUNCTIONS[f"{package}.{name}"] = (["COLUMN_VALUE"], ["CLOB"])
+            engine.register_table_function(f"{package}.{name}", ["COLUMN_VALUE"], ["CLOB"], fn)
 
     class _VectorArrayType:
         name = "VECTOR_ARRAY_T"

@@ -50,8 +50,6 @@ from .functions.datetimes import (
     sysdate,
     systimestamp,
     text_kind,
-    to_date_text,
-    to_timestamp_text,
     trunc_date,
 )
 from .functions.errors import OracleFunctionError, unsupported
@@ -121,6 +119,7 @@ from .functions.strings import (
     trim_ex,
     upper,
 )
-from .functions.values import MISSING, as_number, as_text, number_to_text
+from .functions.values import MISSING, as_number, as_text
+from .values import date_text, number_to_text, timestamp_text
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]

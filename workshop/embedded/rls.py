@@ -180,8 +180,7 @@ def install(engine: "Engine") -> None:
         return value[: int(length)] if value is not None and length else value
 
     engine.register("ORA_SYS_CONTEXT", sys_context, -1, deterministic=False)
-    from . import translate as T
-    T.ENGINE_FUNCTIONS["SYS_CONTEXT"] = ("ORA_SYS_CONTEXT", "VARCHAR2")
+    engine.map_function("SYS_CONTEXT", "ORA_SYS_CONTEXT", "VARCHAR2")
 
     def trusted(namespace: str) -> None:
         row = db.execute('SELECT package FROM "ORA$CONTEXTS" WHERE namespace = ?', (namespace,)).fetchone()

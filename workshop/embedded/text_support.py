@@ -53,13 +53,14 @@ def install(engine: "Engine") -> None:
                    locking=None, **_):
         if idx_name is None:
             raise EngineError(6550, "PLS-00306: wrong number or types of arguments in call to 'SYNC_INDEX'")
-        name = idx_name if idx_name.startswith('"') else idx_name.upper()
-        name = name.strip('"').split(".")[-1]
+        name = _index_name(idx_name)
         engine_.begin_write()
         try:
             text.sync_index(engine_.db, name)
         except text.TextError as exc:
             raise as_engine_error(exc, "create") from None
+        for hook in engine_.hooks.on_sync_index:      # the hybrid index's vector part, in this transaction
+            hook(engine_.db, name)
         engine_.commit()
 
     engine.hooks.create_text_index = create
@@ -72,6 +73,14 @@ def install(engine: "Engine") -> None:
     engine.hooks.text_index_lookup = lookup
     engine.hooks.on_commit.append(text.on_commit)
     engine.hooks.procedures["CTX_DDL.SYNC_INDEX"] = sync_index
+
+
+def _index_name(written: str) -> str:
+    """The index an idx_name argument names: [owner.]name, upper-cased unless quoted."""
+    written = written.strip()
+    last = re.match(r'(?:(?:"[^"]*"|[^".]*)\.)?("[^"]*"|[^".]*)\Z', written)
+    name = last.group(1) if last else written
+    return name[1:-1] if name.startswith('"') else name.upper()
 
 
 class OracleText:

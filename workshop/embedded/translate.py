@@ -14,7 +14,7 @@ from typing import Any, Callable
 from sqlglot import exp
 
 from . import errors
-from .catalog import DICTIONARY_NAMES, OWNED_VIEWS, SCHEMA_OWNER, Catalog, Column, Table
+from .catalog import OWNED_VIEWS, SCHEMA_OWNER, Catalog, Column, Table
 from .dialect import JsonQuery, ModelArg, ModelUsing, OracleX
 
 # Functions implemented natively by SQLite with Oracle semantics, passed through unchanged.
@@ -28,11 +28,8 @@ _PASSTHROUGH = (
     exp.And, exp.Or, exp.Xor,
 )
 
-#: Oracle functions that map 1:1 onto ORA_<NAME> user functions (name -> registered name).
-SCALAR_NAMES: set[str] = set()
-AGGREGATE_NAMES: set[str] = set()
-#: Engine-provided functions: name -> (registered name, result type)
-ENGINE_FUNCTIONS: dict[str, tuple[str, str | None]] = {}
+# The function, table-function and dictionary names a statement may use belong to each engine:
+# `self.catalog.names` (catalog.SqlNames), filled by function_registry and the plug-ins.
 
 _VECTOR_METRICS = {"COSINE", "EUCLIDEAN", "L2", "EUCLIDEAN_SQUARED", "L2_SQUARED", "DOT", "MANHATTAN", "L1",
                    "HAMMING", "JACCARD"}
@@ -106,10 +103,6 @@ class TableFunctionCall:
     @property
     def temp_table(self) -> str:
         return f"ORA$TF_{self.slot}"
-
-
-#: Table functions the engine implements: name -> (column names, column Oracle types).
-TABLE_FUNCTIONS: dict[str, tuple[list[str], list[str | None]]] = {}
 
 
 @dataclass
@@ -269,7 +262,7 @@ class Translator:
             table.set("db", None)
         if name in OWNED_VIEWS and name not in cte_names:
             raise errors.EngineError(942, f'table or view "{name}" does not exist')
-        if name in cte_names or name in DICTIONARY_NAMES or self.catalog.table(name) is not None:
+        if name in cte_names or name in self.catalog.names.dictionary or self.catalog.table(name) is not None:
             return
         raise errors.EngineError(942, f'table or view "{name}" does not exist')
 
@@ -353,7 +346,7 @@ class Translator:
                 scope.sources[alias] = scope.ctes[name]
             else:
                 table = self.catalog.table(name)
-                if table is None and name in DICTIONARY_NAMES:
+                if table is None and name in self.catalog.names.dictionary:
                     table = self.catalog.dictionary_table(name)
                 scope.sources[alias] = table if table is not None else exp.select("*")
                 predicate = self.policy_predicate(name, "SELECT")
@@ -411,10 +404,11 @@ class Translator:
             package = source.args.get("db")
             name = (f"{package.name}." if package is not None else "") + call.name
             name = name.upper()
-            if name not in TABLE_FUNCTIONS:
+            shape = self.catalog.names.table_functions.get(name)
+            if shape is None:
                 raise unsupported(f"table function {name}")
             args = list(call.expressions)
-            columns, types = TABLE_FUNCTIONS[name]
+            columns, types = shape
             spec = None
         args_sql = [self._rewrite(a, Scope()).sql(dialect="sqlite") for a in args]
         tf = TableFunctionCall(len(self.plan.table_functions), name, args_sql, list(columns), list(types), spec)
@@ -505,14 +499,15 @@ class Translator:
         group = select.args.get("group")
         group_texts = {g.sql(dialect=OracleX) for g in (group.expressions if group else [])}
         group_columns = {g.name for g in (group.expressions if group else []) if isinstance(g, exp.Column)}
-        aggregated = group is not None or any(_has_aggregate(p) for p in select.expressions)
+        aggregates = self.catalog.names.aggregates
+        aggregated = group is not None or any(_has_aggregate(p, aggregates) for p in select.expressions)
         if not aggregated:
             return
         for projection in select.expressions:
             inner = projection.this if isinstance(projection, exp.Alias) else projection
             if isinstance(inner, exp.Star) or inner.sql(dialect=OracleX) in group_texts:
                 continue
-            for column in _bare_columns(inner):
+            for column in _bare_columns(inner, aggregates):
                 if column.sql(dialect=OracleX) in group_texts or column.name in group_columns \
                         or column.name in ("ROWNUM", "LEVEL"):
                     continue
@@ -650,10 +645,11 @@ class Translator:
             return self._score(args, scope)
         if name == "NVL":
             return exp.Coalesce(this=args[0], expressions=args[1:])
-        if name in ENGINE_FUNCTIONS:
-            return _ora(ENGINE_FUNCTIONS[name][0], *args)
-        if name in SCALAR_NAMES or name in AGGREGATE_NAMES:
-            if name in AGGREGATE_NAMES and isinstance(node.parent, exp.Window):
+        names = self.catalog.names
+        if name in names.functions:
+            return _ora(names.functions[name][0], *args)
+        if name in names.scalars or name in names.aggregates:
+            if name in names.aggregates and isinstance(node.parent, exp.Window):
                 raise unsupported(f"{name} as an analytic (OVER) function")
             return _ora("ORA_" + name, *args)
         if name.startswith("ORA_"):
@@ -666,8 +662,9 @@ class Translator:
         if package is None or not isinstance(call, exp.Anonymous):
             raise unsupported(f"expression {node.sql(dialect=OracleX)[:60]}")
         full = f"{package}.{call.name.upper()}"
-        if full in ENGINE_FUNCTIONS:
-            return _ora(ENGINE_FUNCTIONS[full][0], *call.expressions)
+        registered = self.catalog.names.functions.get(full)
+        if registered is not None:
+            return _ora(registered[0], *call.expressions)
         raise unsupported(f"package function {full}")
 
     def _distance(self, metric: str, left: exp.Expression, right: exp.Expression) -> exp.Expression:
@@ -949,9 +946,9 @@ class Translator:
             if name in ("ORA_DIV", "ORA_MOD", "ORA_TEXT_SCORE", "ORA_DATE_DIFF_DAYS"):
                 types = {self.infer_type(a, scope) for a in node.expressions[:2]}
                 return "BINARY_DOUBLE" if "BINARY_DOUBLE" in types and name != "ORA_TEXT_SCORE" else "NUMBER"
-            for fname, (registered, rtype) in ENGINE_FUNCTIONS.items():
-                if registered == name and rtype:
-                    return rtype
+            declared = self.catalog.names.result_type(name)
+            if declared:
+                return declared
             if name in ("ORA_SYSDATE", "ORA_CURRENT_DATE"):
                 return "DATE"
             if name in ("ORA_SYSTIMESTAMP", "ORA_CURRENT_TIMESTAMP"):
@@ -1165,17 +1162,18 @@ def _ora(name: str, *args: exp.Expression) -> exp.Anonymous:
     return exp.Anonymous(this=name, expressions=[a for a in args])
 
 
-def _is_aggregate_call(node: exp.Expression) -> bool:
+def _is_aggregate_call(node: exp.Expression, aggregates: set[str]) -> bool:
+    """``aggregates``: the engine's aggregate function names (SqlNames.aggregates)."""
     if isinstance(node.parent, exp.Window):
         return False
     if isinstance(node, exp.AggFunc):
         return True
-    return isinstance(node, exp.Anonymous) and node.name.upper() in AGGREGATE_NAMES
+    return isinstance(node, exp.Anonymous) and node.name.upper() in aggregates
 
 
-def _has_aggregate(node: exp.Expression) -> bool:
+def _has_aggregate(node: exp.Expression, aggregates: set[str]) -> bool:
     """An aggregate call in this expression's own query block (not in a subquery, not analytic)."""
-    return any(_is_aggregate_call(n) for n in _own_block_nodes(node))
+    return any(_is_aggregate_call(n, aggregates) for n in _own_block_nodes(node))
 
 
 def _own_block_nodes(node: exp.Expression):
@@ -1188,7 +1186,7 @@ def _own_block_nodes(node: exp.Expression):
                 stack.append(child)
 
 
-def _bare_columns(node: exp.Expression) -> list[exp.Column]:
+def _bare_columns(node: exp.Expression, aggregates: set[str]) -> list[exp.Column]:
     """Columns of this block that are neither inside an aggregate nor inside an analytic function."""
     found, stack = [], [node]
     while stack:
@@ -1196,7 +1194,7 @@ def _bare_columns(node: exp.Expression) -> list[exp.Column]:
         if isinstance(current, exp.Column):
             found.append(current)
             continue
-        if _is_aggregate_call(current) or isinstance(current, (exp.Window, exp.Subquery, exp.Select)):
+        if _is_aggregate_call(current, aggregates) or isinstance(current, (exp.Window, exp.Subquery, exp.Select)):
             continue
         stack.extend(current.iter_expressions())
     return found

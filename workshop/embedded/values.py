@@ -1,4 +1,8 @@
-"""How Oracle values are stored in SQLite and turned back into what python-oracledb returns.
+"""The one home of value conversion: how Oracle values are stored in SQLite, how a Python value
+becomes its stored form (binds, function results) and back into what python-oracledb returns, and
+NUMBER and DATE/TIMESTAMP as text (TO_CHAR(n), CAST(n AS VARCHAR2) and the storage forms of dates).
+Oracle's implicit conversions inside SQL (text to number, ``as_text``) build on these in
+``functions/values.py``; nothing here imports the functions that use it.
 
 Storage conventions (one place, shared by the translator, the functions and the cursor):
 - VECTOR: BLOB = 4-byte header (b"\\x00VC" + format code) + packed elements, so a vector is
@@ -15,10 +19,13 @@ import datetime as dt
 import decimal
 import json
 import sqlite3
+import math
 from typing import Any
 
 import numpy as np
 import oracledb
+
+from .errors import ENGINE_SUFFIX, EngineError
 
 VECTOR_MAGIC = b"\x00VC"
 #: Oracle vector format -> (array typecode, numpy dtype)
@@ -83,21 +90,78 @@ def vector_dimension(blob: bytes) -> int:
     return count * 8 if name == "BINARY" else count
 
 
-# ----------------------------------------------------------------------------- dates
+# ----------------------------------------------------------------------------- numbers as text
+#: Oracle renders a NUMBER in at most 40 characters before switching to scientific notation.
+_MAX_PLAIN_WIDTH = 40
+
+
+def number_to_text(value: int | float) -> str:
+    """A number as TO_CHAR(n) and CAST(n AS VARCHAR2) both give it: shortest text, no leading zero
+    (0.5 -> '.5', 1.0 -> '1'), scientific beyond 40 characters (1E+100)."""
+    if isinstance(value, bool):
+        value = int(value)
+    if isinstance(value, int):
+        return str(value)
+    if math.isnan(value):
+        return "Nan"
+    if math.isinf(value):
+        return "Inf" if value > 0 else "-Inf"
+    dec = decimal.Decimal(repr(value))
+    if dec == 0:
+        return "0"
+    plain = format(dec, "f")
+    if "." in plain:
+        plain = plain.rstrip("0").rstrip(".")
+    if plain.startswith("0."):
+        plain = plain[1:]
+    elif plain.startswith("-0."):
+        plain = "-" + plain[2:]
+    if len(plain) <= _MAX_PLAIN_WIDTH:
+        return plain
+    return _scientific(dec)
+
+
+def _scientific(dec: decimal.Decimal) -> str:
+    sign, digits, exponent = dec.normalize().as_tuple()
+    mantissa = "".join(map(str, digits))
+    power = exponent + len(mantissa) - 1
+    body = mantissa[0] + ("." + mantissa[1:] if len(mantissa) > 1 else "")
+    return f"{'-' if sign else ''}{body}E{'+' if power >= 0 else '-'}{abs(power):02d}"
+
+
+# ----------------------------------------------------------------------------- dates as text
+def local_tz() -> dt.tzinfo:
+    """The session time zone: the machine's current UTC offset."""
+    tz = dt.datetime.now().astimezone().tzinfo
+    assert tz is not None
+    return tz
+
+
 def date_text(value: dt.date | dt.datetime) -> str:
+    """DATE storage form 'YYYY-MM-DD HH:MM:SS' (time zone and fraction dropped)."""
     if not isinstance(value, dt.datetime):
         value = dt.datetime(value.year, value.month, value.day)
     return f"{value.year:04d}-{value.month:02d}-{value.day:02d} {value:%H:%M:%S}"
 
 
-def timestamp_text(value: dt.datetime, with_tz: bool = False) -> str:
+def timestamp_text(value: dt.datetime, with_tz: bool = False, naive_zone: dt.tzinfo | None = None) -> str:
+    """TIMESTAMP storage form, or with ``with_tz`` the TIMESTAMP WITH TIME ZONE form. A naive value given
+    a zone is taken to be in ``naive_zone``: UTC unless told (storing naive text in a WITH TIME ZONE
+    column); SQL's datetime functions pass the session zone, `local_tz()`."""
     text = f"{value.year:04d}-{value.month:02d}-{value.day:02d} {value:%H:%M:%S.%f}"
     if with_tz:
+        if value.tzinfo is None and naive_zone is not None:
+            value = value.replace(tzinfo=naive_zone)
         offset = value.utcoffset() if value.tzinfo else dt.timedelta(0)
         sign = "-" if offset < dt.timedelta(0) else "+"
         minutes = abs(int(offset.total_seconds())) // 60
         text += f"{sign}{minutes // 60:02d}:{minutes % 60:02d}"
     return text
+
+
+def datetime_text(value: dt.datetime) -> str:
+    """Storage form chosen by the datetime itself (aware: WITH TIME ZONE)."""
+    return timestamp_text(value, with_tz=value.tzinfo is not None)
 
 
 def parse_datetime(text: str) -> dt.datetime:
@@ -209,6 +273,78 @@ DB_TYPES = {
 }
 
 
+# ----------------------------------------------------------------------------- Python -> SQLite
+def to_sqlite(value: Any, input_type: Any = None) -> Any:
+    """A Python bind value in the engine's storage form (python-oracledb's rules are checked before, in
+    driver.py; ``input_type`` is the bind's setinputsizes type)."""
+    if value is None:
+        return None
+    if hasattr(value, "_embedded_var"):
+        value = value.getvalue()
+        if value is None:
+            return None
+    if input_type is oracledb.DB_TYPE_JSON and not isinstance(value, str):
+        return json.dumps(_jsonable(value), separators=(",", ":"), ensure_ascii=False)
+    if input_type is oracledb.DB_TYPE_JSON and isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, bool):
+        return 1 if value else 0
+    if isinstance(value, str):
+        return value if value != "" else None
+    if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 63:
+        return float(value)  # beyond SQLite's INTEGER: a double, as the engine's NUMBER is (documented)
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, decimal.Decimal):
+        if value.is_finite() and value == value.to_integral_value() and -2 ** 63 <= value < 2 ** 63:
+            return int(value)
+        return float(value)
+    if isinstance(value, dt.datetime):
+        return datetime_text(value)
+    if isinstance(value, dt.date):
+        return date_text(value)
+    if isinstance(value, array.array):
+        return encode_vector(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    if getattr(value, "_embedded_object", False):
+        return json.dumps(list(value), ensure_ascii=False)
+    if isinstance(value, list):
+        # The cursor lets a list through only as a PL/SQL array bind (driver.py).
+        raise EngineError(3001, f"unimplemented feature: PL/SQL array binds {ENGINE_SUFFIX}")
+    if isinstance(value, oracledb.LOB):
+        return to_sqlite(value.read(), input_type)
+    raise EngineError(3001, f"unimplemented feature: binding a Python {type(value).__name__} {ENGINE_SUFFIX}")
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (dt.datetime, dt.date)):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, array.array):
+        return list(value)
+    return value
+
+
+def sql_value(value: Any) -> Any:
+    """A Python result of an engine function in storage form (SQLite takes None/int/float/str/bytes only)."""
+    if isinstance(value, bool):
+        return 1 if value else 0
+    if isinstance(value, dt.datetime):
+        return datetime_text(value)
+    if isinstance(value, dt.date):
+        return date_text(value)
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return value
+
+
+# ----------------------------------------------------------------------------- SQLite -> Python
 def python_value(value: Any, oracle_type: str | None, lobs: bool = False) -> Any:
     """A stored value as python-oracledb would return it."""
     if value is None:

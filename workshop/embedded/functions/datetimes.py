@@ -15,10 +15,8 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 
 from .errors import OracleFunctionError
-from .values import (  # noqa: F401 - the date-to-text forms live with the other conversions
-    MISSING, Number, as_int, as_number, as_text, datetime_to_text, local_tz, number_out, to_decimal,
-    to_date_text, to_timestamp_text,
-)
+from ..values import date_text, datetime_text, local_tz, timestamp_text  # noqa: F401 - re-exported
+from .values import MISSING, Number, as_int, as_number, as_text, number_out, to_decimal
 
 DATE = "DATE"
 TIMESTAMP = "TIMESTAMP"
@@ -110,8 +108,8 @@ def datetime_value(value: object) -> tuple[_dt.datetime, str] | None:
 def render(dt: _dt.datetime, kind: str) -> str:
     """Storage form of ``dt`` as the given Oracle type."""
     if kind == DATE:
-        return to_date_text(dt)
-    return to_timestamp_text(dt, tz=kind == TIMESTAMP_TZ)
+        return date_text(dt)
+    return timestamp_text(dt, with_tz=kind == TIMESTAMP_TZ, naive_zone=local_tz())
 
 
 def _need(value: object) -> tuple[_dt.datetime, str] | None:
@@ -142,27 +140,27 @@ def _cut(dt: _dt.datetime, digits: int) -> _dt.datetime:
 
 def sysdate() -> str:
     """SYSDATE: the local date and time as a DATE."""
-    return to_date_text(_dt.datetime.now())
+    return date_text(_dt.datetime.now())
 
 
 def current_date() -> str:
     """CURRENT_DATE: the session-time-zone date and time (the local zone) as a DATE."""
-    return to_date_text(_dt.datetime.now())
+    return date_text(_dt.datetime.now())
 
 
 def systimestamp() -> str:
     """SYSTIMESTAMP: local time with its UTC offset."""
-    return to_timestamp_text(_dt.datetime.now().astimezone(), tz=True)
+    return timestamp_text(_dt.datetime.now().astimezone(), with_tz=True)
 
 
 def current_timestamp(precision: object = None) -> str:
     """CURRENT_TIMESTAMP[(p)]: TIMESTAMP WITH TIME ZONE in the session zone."""
-    return to_timestamp_text(_cut(_dt.datetime.now().astimezone(), _precision(precision)), tz=True)
+    return timestamp_text(_cut(_dt.datetime.now().astimezone(), _precision(precision)), with_tz=True)
 
 
 def localtimestamp(precision: object = None) -> str:
     """LOCALTIMESTAMP[(p)]: TIMESTAMP without time zone in the session zone."""
-    return to_timestamp_text(_cut(_dt.datetime.now(), _precision(precision)))
+    return timestamp_text(_cut(_dt.datetime.now(), _precision(precision)))
 
 
 # --- arithmetic ---------------------------------------------------------------------------
@@ -185,7 +183,7 @@ def date_add_days(d: object, n: object) -> str | None:
         return None
     base = _naive(parsed[0]).replace(microsecond=0)
     seconds = int((to_decimal(days) * 86400).quantize(Decimal(1), rounding=ROUND_HALF_UP))
-    return to_date_text(_checked(lambda: base + _dt.timedelta(seconds=seconds)))
+    return date_text(_checked(lambda: base + _dt.timedelta(seconds=seconds)))
 
 
 def date_diff_days(d1: object, d2: object) -> Number | None:
@@ -217,7 +215,7 @@ def add_months(d: object, n: object) -> str | None:
     last = calendar.monthrange(year, month)[1]
     is_last = dt.day == calendar.monthrange(dt.year, dt.month)[1]
     day = last if is_last or dt.day > last else dt.day
-    return to_date_text(dt.replace(year=year, month=month, day=day))
+    return date_text(dt.replace(year=year, month=month, day=day))
 
 
 def last_day(d: object) -> str | None:
@@ -226,7 +224,7 @@ def last_day(d: object) -> str | None:
     if parsed is None:
         return None
     dt = parsed[0]
-    return to_date_text(dt.replace(day=calendar.monthrange(dt.year, dt.month)[1]))
+    return date_text(dt.replace(day=calendar.monthrange(dt.year, dt.month)[1]))
 
 
 def day_index(name: str) -> int:
@@ -247,7 +245,7 @@ def next_day(d: object, char: object) -> str | None:
     target = day_index(name)
     dt = parsed[0]
     ahead = (target - dt.weekday()) % 7 or 7
-    return to_date_text(_checked(lambda: dt + _dt.timedelta(days=ahead)))
+    return date_text(_checked(lambda: dt + _dt.timedelta(days=ahead)))
 
 
 def months_between(d1: object, d2: object) -> Number | None:
@@ -350,7 +348,7 @@ def trunc_date(d: object, fmt: object = MISSING) -> str | None:
     parsed = _need(d)
     if parsed is None or (fmt is not MISSING and as_text(fmt) is None):
         return None
-    return to_date_text(_truncate(_naive(parsed[0]), _unit(fmt)))
+    return date_text(_truncate(_naive(parsed[0]), _unit(fmt)))
 
 
 def round_date(d: object, fmt: object = MISSING) -> str | None:
@@ -375,4 +373,4 @@ def round_date(d: object, fmt: object = MISSING) -> str | None:
         following = _next_start(start, unit)
         up = dt - start >= (following - start) / 2
     result = _checked(_next_start, start, unit) if up else start
-    return to_date_text(result)
+    return date_text(result)

@@ -13,7 +13,8 @@ from decimal import ROUND_HALF_UP, Context, Decimal
 from functools import lru_cache
 
 from .errors import OracleFunctionError
-from .values import MISSING, Number, as_number, as_text, check_nls, number_out, number_to_text, to_decimal
+from ..values import number_to_text
+from .values import MISSING, Number, as_number, as_text, check_nls, number_out, to_decimal
 
 _CURRENCY = {"$": "$", "L": "$", "U": "$", "C": "USD"}
 

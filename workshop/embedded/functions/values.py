@@ -1,7 +1,9 @@
-"""Implicit conversions between the engine's stored values, following Oracle's rules.
+"""Oracle's implicit conversions inside SQL (text to NUMBER, any value to VARCHAR2, integer arguments),
+following Oracle's rules.
 
 Stored values: NULL is ``None`` (and ``''`` is NULL too), strings are ``str``, NUMBER is
-``int``/``float``, RAW is ``bytes``, datetimes are ISO text (see ``datetimes``).
+``int``/``float``, RAW is ``bytes``, datetimes are ISO text (see ``datetimes``). Numbers and dates as
+text, and Python <-> SQLite, live in ``workshop/embedded/values.py``, the one home of value conversion.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import math
 import re
 from decimal import Decimal, InvalidOperation
 
+from ..values import date_text, datetime_text, number_to_text
 from .errors import OracleFunctionError
 
 Number = int | float
@@ -21,8 +24,6 @@ MISSING: object = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
 _INT64 = 2**63
 # Oracle's numeric literal as TO_NUMBER accepts it without a format model.
 _NUMBER_TEXT = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*\Z")
-# Oracle renders a NUMBER in at most 40 characters before switching to scientific notation.
-_MAX_PLAIN_WIDTH = 40
 
 
 _NLS_OK = re.compile(
@@ -110,70 +111,6 @@ def as_int(value: object) -> int | None:
     return number
 
 
-def number_to_text(value: Number) -> str:
-    """TO_CHAR(n) without a format: shortest text, no leading zero (0.5 -> '.5', 1.0 -> '1')."""
-    if isinstance(value, bool):
-        value = int(value)
-    if isinstance(value, int):
-        return str(value)
-    if math.isnan(value):
-        return "Nan"
-    if math.isinf(value):
-        return "Inf" if value > 0 else "-Inf"
-    dec = Decimal(repr(value))
-    if dec == 0:
-        return "0"
-    plain = format(dec, "f")
-    if "." in plain:
-        plain = plain.rstrip("0").rstrip(".")
-    if plain.startswith("0."):
-        plain = plain[1:]
-    elif plain.startswith("-0."):
-        plain = "-" + plain[2:]
-    if len(plain) <= _MAX_PLAIN_WIDTH:
-        return plain
-    return _scientific(dec)
-
-
-def _scientific(dec: Decimal) -> str:
-    sign, digits, exponent = dec.normalize().as_tuple()
-    mantissa = "".join(map(str, digits))
-    power = exponent + len(mantissa) - 1
-    body = mantissa[0] + ("." + mantissa[1:] if len(mantissa) > 1 else "")
-    return f"{'-' if sign else ''}{body}E{'+' if power >= 0 else '-'}{abs(power):02d}"
-
-
-def local_tz() -> _dt.tzinfo:
-    """The session time zone: the machine's current UTC offset."""
-    tz = _dt.datetime.now().astimezone().tzinfo
-    assert tz is not None
-    return tz
-
-
-def to_date_text(dt: _dt.datetime | _dt.date) -> str:
-    """DATE storage form 'YYYY-MM-DD HH:MM:SS' (time zone and fraction dropped)."""
-    if not isinstance(dt, _dt.datetime):
-        return f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d} 00:00:00"
-    return f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d} {dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}"
-
-
-def to_timestamp_text(dt: _dt.datetime, tz: bool = False) -> str:
-    """TIMESTAMP form, or with ``tz`` the TIMESTAMP WITH TIME ZONE form (naive = session zone)."""
-    text = to_date_text(dt) + f".{dt.microsecond:06d}"
-    if not tz:
-        return text
-    aware = dt if dt.tzinfo else dt.replace(tzinfo=local_tz())
-    offset = aware.utcoffset() or _dt.timedelta(0)
-    minutes = int(offset.total_seconds()) // 60
-    sign = "-" if minutes < 0 else "+"
-    return text + f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
-
-
-def datetime_to_text(dt: _dt.datetime) -> str:
-    """Storage form chosen by the datetime itself (aware: with time zone)."""
-    return to_timestamp_text(dt, tz=dt.tzinfo is not None)
-
-
 def as_text(value: object) -> str | None:
     """Implicit conversion to VARCHAR2 ('' and NULL give NULL; RAW gives upper-case hex)."""
     if value is None or value == "":
@@ -185,9 +122,9 @@ def as_text(value: object) -> str | None:
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value).hex().upper() or None
     if isinstance(value, _dt.datetime):
-        return datetime_to_text(value)
+        return datetime_text(value)
     if isinstance(value, _dt.date):
-        return to_date_text(value)
+        return date_text(value)
     raise OracleFunctionError(1722, f"cannot convert {type(value).__name__} to VARCHAR2")
 
 

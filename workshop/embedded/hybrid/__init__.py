@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
 def install(engine: "Engine") -> None:
     """Register the procedures, DDL hooks, SQL function and commit-time sync (after text and models)."""
-    from .. import translate as T
     from ..text.storage import get_index as get_text_index
 
     db = engine.db
@@ -88,33 +87,26 @@ def install(engine: "Engine") -> None:
                                               f"the index)") from None
     engine.hooks.on_commit.append(on_commit)
 
-    sync_text = engine.hooks.procedures.get("CTX_DDL.SYNC_INDEX")
-
-    def sync_index(engine_, *args, **kwargs):
-        sync_text(engine_, *args, **kwargs)
-        name = kwargs.get("idx_name", args[0] if args else None)
-        info = hybrid_index.get(engine_.db, hybrid_index.ident(str(name).split(".")[-1])) if name else None
+    def sync_index(conn, name: str) -> None:
+        """CTX_DDL.SYNC_INDEX on a hybrid index's text part syncs its vector part too (hooks.on_sync_index)."""
+        info = hybrid_index.get(conn, name)
         if info is not None:
-            engine_.begin_write()
-            hybrid_index.sync(engine_.db, info, embed)
-            engine_.commit()
-    if sync_text is not None:
-        engine.hooks.procedures["CTX_DDL.SYNC_INDEX"] = sync_index
+            hybrid_index.sync(conn, info, embed)
+    engine.hooks.on_sync_index.append(sync_index)
 
     # -------------------------------------------------------------- DBMS_HYBRID_VECTOR.SEARCH
     searcher = Searcher(db, embed=embed, text_search=engine.hooks.text_search,
                         text_info=lambda name: get_text_index(db, name))
     engine.register("ORA_HYBRID_VECTOR_SEARCH", searcher.run, 1)
-    T.ENGINE_FUNCTIONS["DBMS_HYBRID_VECTOR.SEARCH"] = ("ORA_HYBRID_VECTOR_SEARCH", "CLOB")
-    engine.hooks.table_functions["DBMS_HYBRID_VECTOR.SEARCHPIPELINE"] = lambda engine_, spec: searcher.pipeline_rows(spec)
-    T.TABLE_FUNCTIONS["DBMS_HYBRID_VECTOR.SEARCHPIPELINE"] = ([c.upper() for c in PIPELINE_COLUMNS],
-                                                             list(PIPELINE_TYPES))
+    engine.map_function("DBMS_HYBRID_VECTOR.SEARCH", "ORA_HYBRID_VECTOR_SEARCH", "CLOB")
+    engine.register_table_function("DBMS_HYBRID_VECTOR.SEARCHPIPELINE", [c.upper() for c in PIPELINE_COLUMNS],
+                                   list(PIPELINE_TYPES), lambda engine_, spec: searcher.pipeline_rows(spec))
 
     # The search returns rowids as text; Oracle's examples join back with CHARTOROWID(r.row_id).
     engine.register("ORA_CHARTOROWID", chartorowid, 1, deterministic=True)
     engine.register("ORA_ROWIDTOCHAR", rowidtochar, 1, deterministic=True)
-    T.ENGINE_FUNCTIONS["CHARTOROWID"] = ("ORA_CHARTOROWID", None)
-    T.ENGINE_FUNCTIONS["ROWIDTOCHAR"] = ("ORA_ROWIDTOCHAR", "VARCHAR2")
+    engine.map_function("CHARTOROWID", "ORA_CHARTOROWID")
+    engine.map_function("ROWIDTOCHAR", "ORA_ROWIDTOCHAR", "VARCHAR2")
 
 
 def chartorowid(value):

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import EngineError
 from ..translate import unsupported
@@ -37,9 +37,6 @@ VALUES = ("rowid", "score", "vector_score", "text_score", "vector_rank", "text_r
 
 TOP_KEYS = ("hybrid_index_name", "search_text", "search_fusion", "search_scorer", "vector", "text", "return",
             "partition_name", "score_calc")
-VECTOR_KEYS = ("search_text", "search_vector", "search_mode", "aggregator", "result_max", "score_weight",
-               "rank_penalty", "inpath")
-TEXT_KEYS = ("contains", "search_text", "score_weight", "rank_penalty", "result_max", "inpath")
 RETURN_KEYS = ("topN", "values", "format")
 
 
@@ -130,6 +127,60 @@ def _vector(value: Any, path: str) -> list[float]:
     return [float(x) for x in value]
 
 
+def _aggregator(value: Any, path: str) -> str:
+    if isinstance(value, str) and value.upper() in UNIMPLEMENTED_AGGREGATORS:
+        raise unsupported(f"DBMS_HYBRID_VECTOR.SEARCH {path} {value.upper()}")
+    return _enum(value, AGGREGATORS + UNIMPLEMENTED_AGGREGATORS, path)
+
+
+@dataclass(frozen=True)
+class SubQueryRules:
+    """How one sub-query object (``vector`` or ``text``) is read: its fields in checking order, each with
+    its converter, the query fields of which it needs one, and the error for giving both of those."""
+    name: str
+    query: type
+    fields: dict[str, Callable[[Any, str], Any]]
+    needs_one_of: tuple[str, str]
+    both_given: Callable[[], EngineError]
+
+
+VECTOR_RULES = SubQueryRules(
+    "vector", VectorQuery,
+    {"search_text": _text, "search_vector": _vector,
+     "search_mode": lambda value, path: _enum(value, ("DOCUMENT", "CHUNK"), path),
+     "aggregator": _aggregator,
+     "result_max": lambda value, path: _integer(value, path, 1),
+     "score_weight": lambda value, path: _integer(value, path, 1),
+     "rank_penalty": lambda value, path: _integer(value, path, 0)},
+    ("search_text", "search_vector"),
+    lambda: spec_error("vector.search_text and vector.search_vector cannot both be given"))
+TEXT_RULES = SubQueryRules(
+    "text", TextQuery,
+    {"contains": _text, "search_text": _text,
+     "score_weight": lambda value, path: _integer(value, path, 1),
+     "rank_penalty": lambda value, path: _integer(value, path, 0),
+     "result_max": lambda value, path: _integer(value, path, 1)},
+    ("contains", "search_text"),
+    lambda: unsupported("DBMS_HYBRID_VECTOR.SEARCH text.contains together with text.search_text"))
+
+
+def _sub_query(top: dict, rules: SubQueryRules) -> VectorQuery | TextQuery | None:
+    """The ``vector`` or ``text`` sub-query of the specification, validated, or None when absent."""
+    if rules.name not in top:
+        return None
+    fields = _object(top[rules.name], rules.name)
+    _check_keys(fields, tuple(rules.fields) + ("inpath",), f"{rules.name}.")
+    if "inpath" in fields:
+        raise unsupported(f"DBMS_HYBRID_VECTOR.SEARCH {rules.name}.inpath (hybrid vector indexes on JSON)")
+    if all(name in fields for name in rules.needs_one_of):
+        raise rules.both_given()
+    query = rules.query()
+    for name, convert in rules.fields.items():
+        if name in fields:
+            setattr(query, name, convert(fields[name], f"{rules.name}.{name}"))
+    return query
+
+
 def parse(raw: Any) -> SearchSpec:
     if raw is None:
         raise spec_error("the query specification is NULL")
@@ -150,52 +201,8 @@ def parse(raw: Any) -> SearchSpec:
         raise spec_error("hybrid_index_name is required")
     index_name = _text(top["hybrid_index_name"], "hybrid_index_name").strip()
 
-    vector = None
-    vector_fields = _object(top["vector"], "vector") if "vector" in top else None
-    if vector_fields is not None:
-        _check_keys(vector_fields, VECTOR_KEYS, "vector.")
-        if "inpath" in vector_fields:
-            raise unsupported("DBMS_HYBRID_VECTOR.SEARCH vector.inpath (hybrid vector indexes on JSON)")
-        vector = VectorQuery()
-        if "search_text" in vector_fields and "search_vector" in vector_fields:
-            raise spec_error("vector.search_text and vector.search_vector cannot both be given")
-        if "search_text" in vector_fields:
-            vector.search_text = _text(vector_fields["search_text"], "vector.search_text")
-        if "search_vector" in vector_fields:
-            vector.search_vector = _vector(vector_fields["search_vector"], "vector.search_vector")
-        if "search_mode" in vector_fields:
-            vector.search_mode = _enum(vector_fields["search_mode"], ("DOCUMENT", "CHUNK"), "vector.search_mode")
-        if "aggregator" in vector_fields:
-            agg = vector_fields["aggregator"]
-            if isinstance(agg, str) and agg.upper() in UNIMPLEMENTED_AGGREGATORS:
-                raise unsupported(f"DBMS_HYBRID_VECTOR.SEARCH vector.aggregator {agg.upper()}")
-            vector.aggregator = _enum(agg, AGGREGATORS + UNIMPLEMENTED_AGGREGATORS, "vector.aggregator")
-        if "result_max" in vector_fields:
-            vector.result_max = _integer(vector_fields["result_max"], "vector.result_max", 1)
-        if "score_weight" in vector_fields:
-            vector.score_weight = _integer(vector_fields["score_weight"], "vector.score_weight", 1)
-        if "rank_penalty" in vector_fields:
-            vector.rank_penalty = _integer(vector_fields["rank_penalty"], "vector.rank_penalty", 0)
-
-    text = None
-    text_fields = _object(top["text"], "text") if "text" in top else None
-    if text_fields is not None:
-        _check_keys(text_fields, TEXT_KEYS, "text.")
-        if "inpath" in text_fields:
-            raise unsupported("DBMS_HYBRID_VECTOR.SEARCH text.inpath (hybrid vector indexes on JSON)")
-        text = TextQuery()
-        if "contains" in text_fields and "search_text" in text_fields:
-            raise unsupported("DBMS_HYBRID_VECTOR.SEARCH text.contains together with text.search_text")
-        if "contains" in text_fields:
-            text.contains = _text(text_fields["contains"], "text.contains")
-        if "search_text" in text_fields:
-            text.search_text = _text(text_fields["search_text"], "text.search_text")
-        if "score_weight" in text_fields:
-            text.score_weight = _integer(text_fields["score_weight"], "text.score_weight", 1)
-        if "rank_penalty" in text_fields:
-            text.rank_penalty = _integer(text_fields["rank_penalty"], "text.rank_penalty", 0)
-        if "result_max" in text_fields:
-            text.result_max = _integer(text_fields["result_max"], "text.result_max", 1)
+    vector = _sub_query(top, VECTOR_RULES)
+    text = _sub_query(top, TEXT_RULES)
 
     if "search_text" in top:
         shared = _text(top["search_text"], "search_text")
@@ -206,10 +213,9 @@ def parse(raw: Any) -> SearchSpec:
         text = text or TextQuery()
         vector.search_text = shared
         text.search_text = shared
-    if vector is not None and vector.search_text is None and vector.search_vector is None:
-        raise spec_error("vector needs search_text or search_vector")
-    if text is not None and text.contains is None and text.search_text is None:
-        raise spec_error("text needs contains or search_text")
+    for query, rules in ((vector, VECTOR_RULES), (text, TEXT_RULES)):
+        if query is not None and all(getattr(query, name) is None for name in rules.needs_one_of):
+            raise spec_error(f"{rules.name} needs {' or '.join(rules.needs_one_of)}")
     if vector is None and text is None:
         raise spec_error("no query: give search_text, vector.search_text, vector.search_vector or text.contains")
 
