@@ -20,7 +20,7 @@ from workshop.pipeline import security
 from workshop.pipeline.query import understand_query
 
 from . import bootstrap, metrics
-from .strategies import DEPTH, STRATEGIES
+from .strategies import DEPTH, EVAL_USER, STRATEGIES
 
 #: column name -> (metric key, k)
 COLUMNS: dict[str, tuple[str, int]] = {"ndcg@10": ("ndcg", 10), "recall@20": ("recall", 20),
@@ -32,7 +32,10 @@ TRAP_DEPTH = 10
 
 def run_strategies(conn, queries: Sequence[Mapping[str, Any]], strategies: Iterable[str] = tuple(STRATEGIES), *,
                    depth: int = DEPTH, progress: Callable[[Iterable], Iterable] | None = None) -> pd.DataFrame:
-    """One row per (strategy, query): the ranked ids, the latency in ms, and whether it was the warm-up call."""
+    """One row per (strategy, query): the ranked ids, the latency in ms, and whether it was the warm-up call.
+
+    Each question runs in its tenant (RLS) and as its user: `user_id` when the record has one (the
+    user-scope questions of golden set version 2), otherwise `EVAL_USER`, who owns no private document."""
     rows = []
     before = security.current_tenant(conn)
     try:
@@ -42,7 +45,7 @@ def run_strategies(conn, queries: Sequence[Mapping[str, Any]], strategies: Itera
                 security.set_tenant(conn, q["tenant"])
                 plan = understand_query(q["query"])
                 start = time.perf_counter()
-                ranked = run(conn, plan, depth=depth)
+                ranked = run(conn, plan, user_id=q.get("user_id") or EVAL_USER, depth=depth)
                 elapsed = (time.perf_counter() - start) * 1000
                 rows.append({"strategy": name, "query_id": q["query_id"], "intent": q["intent"],
                              "ranked": ranked, "latency_ms": elapsed, "warm_up": i == 0})

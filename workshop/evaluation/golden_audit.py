@@ -1,7 +1,11 @@
 """Can a golden set decide between designs? Measurements of the weaknesses issue 13 lists.
 
-- `shared_content_words`: the content words (tokens minus Oracle Text's default stopwords, with a
-  crude plural fold) a question shares with a chunk. A *true paraphrase* shares none with any of its
+- `shared_content_words`: the content words a question shares with a chunk. A content word is a
+  token (a run of letters and digits, lower-cased) of two characters or more that is not on Oracle
+  Text's English default stoplist (`DEFAULT_STOPWORDS`, the list the keyword leg drops), reduced by
+  `stem`: a deliberately simple suffix stripper (-ies -> -y; then -ing, -ed, -es, -s when three
+  letters remain, never -ss; then a final -e), so "indexes", "indexed" and "indexing" all meet "index"
+  and "rules" meets "rule". It errs towards finding overlap, which makes the paraphrase check stricter. A *true paraphrase* shares none with any of its
   grade-3 chunks; a test of golden set version 2 applies `paraphrase_violations` to every paraphrase.
 - `bare_identifier`: a question that is nothing but codes (``ORA-51962``): vector search fails it by
   construction, so a set of only such questions decides "hybrid vs vector" by how it was built.
@@ -21,12 +25,19 @@ _WORD = re.compile(r"[^\W_]+")
 _IDENTIFIER = re.compile(r"^(?:[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+|[A-Z][A-Z0-9]{3,}|[A-Za-z]*\d[A-Za-z0-9]*)$")
 
 
-def _fold(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+def stem(word: str) -> str:
+    """A simple, stated suffix stripper (see the module docstring); not Porter, on purpose."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and not word.endswith("ss") and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
 
 
 def content_words(text: str) -> set[str]:
-    return {_fold(w) for w in _WORD.findall(text.lower()) if w not in DEFAULT_STOPWORDS and len(w) > 1}
+    return {stem(w) for w in _WORD.findall(text.lower()) if w not in DEFAULT_STOPWORDS and len(w) > 1}
 
 
 def shared_content_words(question: str, chunk_text: str) -> set[str]:
