@@ -90,15 +90,16 @@ def main() -> int:
     open_count = 0
     for q in queries:
         pool = pools.get(q["query_id"], {})
-        shown = {c: s for c, s in pool.items() if args.all or c not in q["relevance"]}
-        open_count += sum(c not in q["relevance"] for c in pool)
+        judged = set(q["relevance"]) | set(q.get("traps") or ())
+        shown = {c: s for c, s in pool.items() if args.all or c not in judged}
+        open_count += sum(c not in judged for c in pool)
         if not shown:
             continue
         user = f", user {q.get('user_id')}" if q.get("user_id") else ""
         print(f"=== {q['query_id']} [{q['intent']}] ({q['tenant']}{user}): {q['query']}")
-        print(f"    pool {len(pool)} chunks, {sum(c not in q['relevance'] for c in pool)} unjudged")
+        print(f"    pool {len(pool)} chunks, {sum(c not in judged for c in pool)} unjudged")
         for chunk_id, names in shown.items():
-            grade = q["relevance"].get(chunk_id, "?")
+            grade = "trap" if chunk_id in q.get("traps", ()) else q["relevance"].get(chunk_id, "?")
             print(f"  {chunk_id}  grade {grade}  <- {', '.join(names)}")
             print("    " + card_text(cards[chunk_id]))
         print()

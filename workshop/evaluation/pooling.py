@@ -58,8 +58,9 @@ def pools(runs: pd.DataFrame) -> dict[str, dict[str, list[str]]]:
 
 
 def unjudged(queries: Sequence[Mapping[str, Any]], runs: pd.DataFrame) -> dict[str, dict[str, list[str]]]:
-    """query_id -> {pooled chunk id without a grade in the query's `relevance`: strategies}, only where any."""
-    judged = {q["query_id"]: set(q["relevance"]) for q in queries}
+    """query_id -> {pooled chunk id with neither a grade in `relevance` nor a place in `traps`: strategies},
+    only where any. A trap is a judgement too: "looks right, must not come back"."""
+    judged = {q["query_id"]: set(q["relevance"]) | set(q.get("traps") or ()) for q in queries}
     out = {}
     for query_id, pool in pools(runs).items():
         missing = {c: s for c, s in pool.items() if c not in judged[query_id]}
