@@ -73,6 +73,20 @@ def score_runs(runs: pd.DataFrame, queries: Sequence[Mapping[str, Any]],
     return pd.DataFrame(out)
 
 
+def unanswerable_traps(runs: pd.DataFrame, queries: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """The questions no chunk answers, counted apart: per strategy, how many there are and the share with a trap
+    (another tenant's answer, a private or deleted or superseded one) in the top 10. Metrics are undefined there."""
+    unanswerable = {q["query_id"]: set(q.get("traps") or ()) for q in queries
+                    if not metrics.relevant_ids(q["relevance"])}
+    rows = []
+    for name, group in runs.groupby("strategy", sort=False):
+        group = group[group["query_id"].isin(unanswerable)]
+        hits = [bool(unanswerable[r.query_id].intersection(list(r.ranked)[:TRAP_DEPTH])) for r in group.itertuples()]
+        rows.append({"strategy": name, "unanswerable": len(hits),
+                     "trap@10": float(np.mean(hits)) if hits else float("nan")})
+    return pd.DataFrame(rows).set_index("strategy")
+
+
 def latency_table(runs: pd.DataFrame) -> pd.DataFrame:
     """p50/p95 without the warm-up call, and the warm-up call on its own."""
     def one(group: pd.DataFrame) -> pd.Series:

@@ -10,6 +10,11 @@
 - `bare_identifier`: a question that is nothing but codes (``ORA-51962``): vector search fails it by
   construction, so a set of only such questions decides "hybrid vs vector" by how it was built.
 - `audit`: the whole report for one set, as a one-row-per-query DataFrame.
+- `decision_report`: one row per set with the properties a set needs to decide between designs
+  (issue 13): identifier questions in sentences as well as bare, paraphrases that share no content word
+  with their answers, comparisons, scope questions, unanswerable questions, pooled judgements. Version 1
+  fails them; version 2 is built to pass them (tests/evaluation/test_golden_audit.py).
+- `saturated`: the questions every strategy already scores perfectly; they cannot tell strategies apart.
 """
 from __future__ import annotations
 
@@ -74,3 +79,45 @@ def audit(queries: Sequence[Mapping], chunk_text: Mapping[str, str]) -> pd.DataF
                      "answerable": any(g >= 1 for g in q["relevance"].values()),
                      "word_overlap": len(words & found) / len(words) if words else 0.0})
     return pd.DataFrame(rows)
+
+
+def chunk_texts() -> dict[str, str]:
+    """Every chunk a golden judgement may name: the research corpus plus part 05's authored knowledge-base rows."""
+    from workshop.data.loaders import load_chunks, load_kb_chunks
+    return {c["chunk_id"]: c["text"] for c in load_chunks()} | {c["id"]: c["content"] for c in load_kb_chunks()}
+
+
+def decision_report(sets: Mapping[str, Sequence[Mapping]], chunk_text: Mapping[str, str]) -> pd.DataFrame:
+    """One row per golden set: how many questions of each kind it has, and the properties that let it decide.
+
+    An identifier question is one of intent exact-identifier / identifier-in-sentence (v1: exact-identifier);
+    a paraphrase *violates* when it shares a content word with one of its grade-3 chunks; a question is
+    *pooled* when its judgements include grade 0 (judged, not relevant), which only pooled judging writes;
+    a scope question has a `scope` (v2) or traps (another tenant's copy, a superseded version, ...)."""
+    rows = {}
+    for name, queries in sets.items():
+        report = audit(queries, chunk_text)
+        identifiers = report[report.intent.isin(("exact-identifier", "identifier-in-sentence"))]
+        paraphrases = [q for q in queries if q["intent"] == "paraphrase"]
+        violations = paraphrase_violations(queries, chunk_text)
+        rows[name] = {
+            "questions": len(queries),
+            "judgements": sum(len(q["relevance"]) for q in queries),
+            "identifier questions": len(identifiers),
+            "bare codes among them": int(identifiers.bare_identifier.sum()),
+            "paraphrases": len(paraphrases),
+            "paraphrases sharing a word with a grade-3 chunk": len(violations),
+            "paraphrase word overlap": round(float(report[report.intent == "paraphrase"].word_overlap.mean()), 3)
+            if paraphrases else float("nan"),
+            "comparisons": sum(q["intent"] in ("comparison", "multi-hop") for q in queries),
+            "scope questions (a scope or traps)": sum(bool(q.get("scope") or q.get("traps")) for q in queries),
+            "unanswerable": int((~report.answerable).sum()),
+            "pooled (grade-0 judgements)": sum(any(g == 0 for g in q["relevance"].values()) for q in queries),
+        }
+    return pd.DataFrame(rows, dtype=object)
+
+
+def saturated(scores: pd.DataFrame, metric: str = "ndcg@10") -> list[str]:
+    """Query ids on which every strategy of `scores` (ablation.score_runs) reaches 1.0 on `metric`."""
+    best = scores.groupby("query_id")[metric].min()
+    return sorted(best[best >= 1.0 - 1e-12].index)
