@@ -114,7 +114,7 @@ def decision_report(sets: Mapping[str, Sequence[Mapping]], chunk_text: Mapping[s
             "unanswerable": int((~report.answerable).sum()),
             "pooled (grade-0 judgements)": sum(any(g == 0 for g in q["relevance"].values()) for q in queries),
         }
-    return pd.DataFrame(rows, dtype=object)
+    return pd.DataFrame({name: pd.Series(row, dtype=object) for name, row in rows.items()})
 
 
 def saturated(scores: pd.DataFrame, metric: str = "ndcg@10") -> list[str]:
