@@ -51,3 +51,13 @@ def test_every_pooled_chunk_of_golden_set_v2_is_judged(kb_db):  # noqa: F811
                              + "; ".join(f"{q}: {sorted(c)}" for q, c in missing.items()))
     finally:
         conn.close()
+
+
+def test_the_pool_script_starts_and_describes_itself():
+    import subprocess
+    import sys
+    from pathlib import Path
+    script = Path(__file__).resolve().parents[2] / "scripts" / "golden_pool.py"
+    done = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "unjudged" in done.stdout and "--question" in done.stdout
