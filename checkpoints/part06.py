@@ -1,6 +1,7 @@
 """Checkpoints of part 06, evaluating retrieval (notebooks/06_evaluating_retrieval.ipynb).
 
-The metric checks score the learner's function on the whole golden set against the reference in
+The metric checks score the learner's function on the whole golden set (version 2, the set part 06 uses)
+against the reference in
 `workshop.evaluation.metrics` (which the tests cross-check against ranx to 1e-9), after pointed
 probes that name each classic mistake: recall divided by k, precision divided by the number
 retrieved, MRR beyond the cutoff, binary or exponential gains on graded labels, an ideal DCG from
@@ -36,7 +37,7 @@ GRADED = {"a": 3, "b": 2, "c": 1, "z": 0}
 def _golden_cases(seed: int = 6) -> list[tuple[str, list[str], dict[str, int]]]:
     """(query_id, a ranked list, its labels) for every answerable golden query, reproducibly shuffled."""
     rng = random.Random(seed)
-    queries = [q for q in load_golden_queries() if metrics.relevant_ids(q["relevance"])]
+    queries = [q for q in load_golden_queries(version=2) if metrics.relevant_ids(q["relevance"])]
     everything = sorted({d for q in queries for d in q["relevance"]})
     cases = []
     for q in queries:

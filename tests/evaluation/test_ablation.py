@@ -96,3 +96,16 @@ def test_the_strategies_on_a_knowledge_base_are_tenant_correct_and_repeatable(se
 def test_the_knowledge_base_is_prepared_once(secured):  # noqa: F811
     assert strategies.knowledge_base_ready(secured)
     assert strategies.prepare_knowledge_base(secured) is False
+
+
+def test_unanswerable_questions_are_counted_apart_with_their_traps():
+    queries = QUERIES + [{"query_id": "N", "intent": "unanswerable", "relevance": {"d1": 0}, "traps": ["t1"]}]
+    runs = pd.concat([_runs(), pd.DataFrame([
+        {"strategy": "one", "query_id": "N", "intent": "unanswerable", "ranked": ["t1"], "latency_ms": 5.0,
+         "warm_up": False},
+        {"strategy": "two", "query_id": "N", "intent": "unanswerable", "ranked": ["d1"], "latency_ms": 5.0,
+         "warm_up": False}])], ignore_index=True)
+    table = ablation.unanswerable_traps(runs, queries)
+    assert table.loc["one", "unanswerable"] == 2 and table.loc["one", "trap@10"] == 0.5    # U (no trap) and N
+    assert table.loc["two", "trap@10"] == 0.0
+    assert "N" not in set(ablation.score_runs(runs, queries)["query_id"])

@@ -1,13 +1,17 @@
-"""The golden-set audit: content-word overlap, bare identifiers, and what it says about version 1."""
+"""The golden-set audit: content-word overlap, bare identifiers, and the properties that let a set decide, which
+version 1 fails and version 2 passes."""
 from __future__ import annotations
 
 from workshop.data import load_chunks, load_golden_queries
 from workshop.evaluation import golden_audit as ga
 
 
-def test_content_words_drop_stopwords_and_fold_plurals():
-    assert ga.shared_content_words("Which turns are evicted?", "The summary evicts old turns.") == {"turn"}
+def test_content_words_drop_stopwords_and_stem():
+    assert ga.shared_content_words("Which turns are evicted?", "The summary evicts old turns.") == {"turn", "evict"}
     assert ga.shared_content_words("How is memory forgotten?", "Retention deletes old records.") == set()
+    assert {ga.stem(w) for w in ("indexes", "indexed", "indexing", "index")} == {"index"}
+    assert ga.stem("queries") == ga.stem("query") and ga.stem("rules") == ga.stem("rule")
+    assert ga.stem("class") == "class" and ga.stem("is") == "is"
 
 
 def test_bare_identifiers():
@@ -32,3 +36,28 @@ def test_the_audit_of_version_1_shows_why_it_cannot_decide():
     assert identifiers.bare_identifier.sum() == len(identifiers) - 1     # 20 of 21 are bare codes
     assert report.answerable.all()                                          # no unanswerable question
     assert ga.paraphrase_violations(load_golden_queries(), text)           # paraphrases share words
+
+
+def test_version_2_has_every_property_version_1_lacks():
+    v1, v2 = load_golden_queries(), load_golden_queries(version=2)
+    text = ga.chunk_texts()
+    report = ga.decision_report({"v1": v1, "v2": v2}, text)
+    one, two = report["v1"], report["v2"]
+    # version 1, as measured (the motivation of version 2)
+    assert one["bare codes among them"] >= one["identifier questions"] - 1
+    assert one["paraphrases sharing a word with a grade-3 chunk"] == one["paraphrases"]
+    assert one["unanswerable"] == 0 and one["pooled (grade-0 judgements)"] == 0
+    # version 2, as built
+    assert two["questions"] >= 120
+    assert two["identifier questions"] - two["bare codes among them"] >= two["bare codes among them"]
+    assert two["paraphrases"] >= 20 and ga.paraphrase_violations(v2, text) == {}
+    assert two["comparisons"] >= 15 and two["scope questions (a scope or traps)"] >= 25
+    assert two["unanswerable"] >= 10
+    assert two["pooled (grade-0 judgements)"] == two["questions"]
+
+
+def test_saturated_queries_are_perfect_under_every_strategy():
+    import pandas as pd
+    scores = pd.DataFrame([{"strategy": s, "query_id": q, "ndcg@10": v}
+                           for s, q, v in (("a", "Q1", 1.0), ("b", "Q1", 1.0), ("a", "Q2", 1.0), ("b", "Q2", 0.5))])
+    assert ga.saturated(scores) == ["Q1"]

@@ -1,4 +1,5 @@
-"""The reference metrics against ranx on the whole golden set (to 1e-9), hand fixtures, and the bounds check."""
+"""The reference metrics against ranx on the whole golden sets, versions 1 and 2 (to 1e-9), hand fixtures, and the
+bounds check. Version 2 carries grade-0 judgements (pooled judging), which must score like unlabelled chunks."""
 from __future__ import annotations
 
 import random
@@ -10,8 +11,9 @@ from workshop.evaluation import metrics
 
 ranx = pytest.importorskip("ranx")
 
-QUERIES = [q for q in load_golden_queries() if metrics.relevant_ids(q["relevance"])]
-CHUNK_IDS = sorted({doc for q in load_golden_queries() for doc in q["relevance"]} | {f"NOISE-{i}" for i in range(30)})
+GOLDEN = load_golden_queries() + load_golden_queries(version=2)
+QUERIES = [q for q in GOLDEN if metrics.relevant_ids(q["relevance"])]
+CHUNK_IDS = sorted({doc for q in GOLDEN for doc in q["relevance"]} | {f"NOISE-{i}" for i in range(30)})
 
 
 def synthetic_runs(seed: int) -> dict[str, list[str]]:
@@ -44,6 +46,18 @@ def test_reference_metrics_match_ranx_on_the_golden_set(seed, measure, function,
     labels = {q["query_id"]: q["relevance"] for q in QUERIES}
     for qid, ranked in runs.items():
         assert function(ranked, labels[qid], k) == pytest.approx(expected[qid], abs=1e-9), qid
+
+
+def test_both_versions_are_cross_checked():
+    assert {q["query_id"][:3] for q in QUERIES} >= {"V2-"} and any(q["query_id"].startswith("Q") for q in QUERIES)
+    assert len({q["query_id"] for q in QUERIES}) == len(QUERIES)
+
+
+def test_grade_zero_scores_like_an_unlabelled_chunk():
+    with_zero, without = {"a": 3, "b": 0, "c": 1}, {"a": 3, "c": 1}
+    for function in (metrics.recall_at_k, metrics.precision_at_k, metrics.mrr_at_k, metrics.ndcg_at_k):
+        for ranked in (["b", "a", "c"], ["b", "c"], ["a"], ["b"]):
+            assert function(ranked, with_zero, 3) == function(ranked, without, 3), (function.__name__, ranked)
 
 
 def test_hand_fixtures():

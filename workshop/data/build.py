@@ -30,6 +30,7 @@ SHIPPED_FILES = (
     "papers/papers.jsonl",
     "papers/authors.jsonl",
     "golden/queries.jsonl",
+    "golden/queries_v2.jsonl",
     "golden/paper_queries.jsonl",
     "kb/documents.jsonl",      # part 05's knowledge-base additions, authored directly (no src/)
     "kb/chunks.jsonl",

@@ -22,6 +22,11 @@ SECTION_TYPES = (
     "conclusion", "references", "reference", "procedure", "example", "faq", "troubleshooting",
 )
 INTENTS = ("exact-identifier", "paraphrase", "mixed", "multi-hop", "tenant-scoped", "versioned")
+#: The intents of golden set version 2 (workshop/data/golden/README.md explains each).
+INTENTS_V2 = ("exact-identifier", "identifier-in-sentence", "paraphrase", "descriptive", "comparison", "scope",
+              "unanswerable")
+#: Which boundary a version-2 `scope` question tests.
+SCOPES_V2 = ("tenant", "user", "superseded")
 PRIMARY_SUBJECTS = ("cs.AI", "cs.CL", "cs.CR", "cs.DB", "cs.IR", "cs.LG")
 
 _FILES = {
@@ -30,6 +35,7 @@ _FILES = {
     "papers": "papers/papers.jsonl",
     "authors": "papers/authors.jsonl",
     "queries": "golden/queries.jsonl",
+    "queries_v2": "golden/queries_v2.jsonl",
     "paper_queries": "golden/paper_queries.jsonl",
     "kb_documents": "kb/documents.jsonl",
     "kb_chunks": "kb/chunks.jsonl",
@@ -138,8 +144,18 @@ def authorship_edges() -> list[tuple[str, str]]:
     return [(aid, p["arxiv_id"]) for p in load_papers() for aid in p["author_ids"]]
 
 
-def load_golden_queries(corpus: Literal["chunks", "papers"] = "chunks") -> list[GoldenQuery]:
-    """Labelled queries with graded relevance over the chunk corpus or over the paper table."""
+def load_golden_queries(corpus: Literal["chunks", "papers"] = "chunks", version: int = 1) -> list[GoldenQuery]:
+    """Labelled queries with graded relevance over the chunk corpus or over the paper table.
+
+    `version=2` (chunks only) is golden set version 2, pooled-judged over part 06's strategies on part
+    05's knowledge-base tables: part 06 and benchmarks/bench_retrieval.py use it; parts 02 and 05 keep
+    version 1 (workshop/data/golden/README.md says why)."""
+    if version not in (1, 2):
+        raise ValueError(f"unknown golden set version {version!r}; expected 1 or 2")
+    if version == 2:
+        if corpus != "chunks":
+            raise ValueError("golden set version 2 exists for the chunks only")
+        return _read_jsonl("queries_v2")  # type: ignore[return-value]
     if corpus == "chunks":
         return _read_jsonl("queries")  # type: ignore[return-value]
     if corpus == "papers":
@@ -183,6 +199,8 @@ def verify_manifest() -> None:
             "data files differ from MANIFEST.json: " + ", ".join(bad)
             + " (regenerate with `python -m workshop.data.build` if the change is intended)")
 
+
+GOLDEN_V2_PATH = DATA_DIR / _FILES["queries_v2"]
 
 GOLDEN_KEYS = ("query_id", "query", "tenant", "intent", "relevance")
 

@@ -20,7 +20,7 @@ from workshop.pipeline import security
 from workshop.pipeline.query import understand_query
 
 from . import bootstrap, metrics
-from .strategies import DEPTH, STRATEGIES
+from .strategies import DEPTH, EVAL_USER, STRATEGIES
 
 #: column name -> (metric key, k)
 COLUMNS: dict[str, tuple[str, int]] = {"ndcg@10": ("ndcg", 10), "recall@20": ("recall", 20),
@@ -32,7 +32,10 @@ TRAP_DEPTH = 10
 
 def run_strategies(conn, queries: Sequence[Mapping[str, Any]], strategies: Iterable[str] = tuple(STRATEGIES), *,
                    depth: int = DEPTH, progress: Callable[[Iterable], Iterable] | None = None) -> pd.DataFrame:
-    """One row per (strategy, query): the ranked ids, the latency in ms, and whether it was the warm-up call."""
+    """One row per (strategy, query): the ranked ids, the latency in ms, and whether it was the warm-up call.
+
+    Each question runs in its tenant (RLS) and as its user: `user_id` when the record has one (the
+    user-scope questions of golden set version 2), otherwise `EVAL_USER`, who owns no private document."""
     rows = []
     before = security.current_tenant(conn)
     try:
@@ -42,7 +45,7 @@ def run_strategies(conn, queries: Sequence[Mapping[str, Any]], strategies: Itera
                 security.set_tenant(conn, q["tenant"])
                 plan = understand_query(q["query"])
                 start = time.perf_counter()
-                ranked = run(conn, plan, depth=depth)
+                ranked = run(conn, plan, user_id=q.get("user_id") or EVAL_USER, depth=depth)
                 elapsed = (time.perf_counter() - start) * 1000
                 rows.append({"strategy": name, "query_id": q["query_id"], "intent": q["intent"],
                              "ranked": ranked, "latency_ms": elapsed, "warm_up": i == 0})
@@ -68,6 +71,20 @@ def score_runs(runs: pd.DataFrame, queries: Sequence[Mapping[str, Any]],
         scores["trap@10"] = float(bool(traps[row.query_id].intersection(list(row.ranked)[:TRAP_DEPTH])))
         out.append({"strategy": row.strategy, "query_id": row.query_id, "intent": row.intent, **scores})
     return pd.DataFrame(out)
+
+
+def unanswerable_traps(runs: pd.DataFrame, queries: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """The questions no chunk answers, counted apart: per strategy, how many there are and the share with a trap
+    (another tenant's answer, a private or deleted or superseded one) in the top 10. Metrics are undefined there."""
+    unanswerable = {q["query_id"]: set(q.get("traps") or ()) for q in queries
+                    if not metrics.relevant_ids(q["relevance"])}
+    rows = []
+    for name, group in runs.groupby("strategy", sort=False):
+        group = group[group["query_id"].isin(unanswerable)]
+        hits = [bool(unanswerable[r.query_id].intersection(list(r.ranked)[:TRAP_DEPTH])) for r in group.itertuples()]
+        rows.append({"strategy": name, "unanswerable": len(hits),
+                     "trap@10": float(np.mean(hits)) if hits else float("nan")})
+    return pd.DataFrame(rows).set_index("strategy")
 
 
 def latency_table(runs: pd.DataFrame) -> pd.DataFrame:
