@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from workshop.harness.graph import build_agent_graph
-from workshop.harness.identity import bind_identity
-from workshop.harness.memory import RETRIEVED_HEADING, HarnessMemory, harness_memory
+from workshop.harness.identity import bind_identity, create_case_table, open_cases_tool
+from workshop.harness.memory import RETRIEVED_HEADING, HarnessMemory, harness_memory, knowledge_base_ready
 from workshop.harness.reports import REPORTS
 from workshop.harness.runner import Answer, Call, Harness, ScriptedPlanner
 from workshop.memory import MemoryManager
@@ -107,3 +107,17 @@ def test_memory_tools_validate_their_inputs_and_supersede_by_key(conns):
     assert tools["remember"]("porto  LEAD", "The Porto lead is now Rui.")["id"] == first
     assert tools["recall"]("Who leads Porto?") == [{"text": "The Porto lead is now Rui.", "key": "porto  LEAD"}]
     mem.forget()
+
+
+def test_the_knowledge_base_is_built_when_part_05_never_ran(conns):
+    """A learner who skipped part 05: harness_memory builds its tables, package and policies, and RLS holds."""
+    from workshop.reset import reset_part
+    rw, ro = conns
+    create_case_table(rw)                                    # a policy already uses the package (section 7 ran)
+    reset_part(5, rw, log=None)
+    assert not knowledge_base_ready(rw)
+    mem = harness_memory(rw, ro, "acme", "jane", namespace="t-kb")
+    assert knowledge_base_ready(rw)
+    found = mem.assemble("What does the memkeeper retention runbook recommend?", "kb")["retrieved"]
+    assert found and "KB-G01" not in {r["document_id"] for r in found}
+    assert [r["case_ref"] for r in open_cases_tool(ro, "acme")(limit=5)] == ["AC-1", "AC-2"]

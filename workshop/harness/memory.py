@@ -193,7 +193,11 @@ def ensure_knowledge_base(conn: oracledb.Connection) -> bool:
     from workshop import config
     from workshop.pipeline import kb, security
     kb.build_knowledge_base(conn, config.embedding_model_name())
-    security.install_context(conn)
+    with conn.cursor() as cur:        # replace the package only when missing: other tables' policies may use it
+        cur.execute("SELECT COUNT(*) FROM user_objects WHERE object_name = 'KB_SECURITY' AND object_type = 'PACKAGE BODY'")
+        missing = cur.fetchone()[0] == 0
+    if missing:
+        security.install_context(conn)
     security.protect_all_tenant_tables(conn)
     return True
 
