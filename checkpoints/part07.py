@@ -11,7 +11,14 @@ formatted into the SQL and filtering in Python fail too. Every check leaves the 
     part07.check_tool_allowlist(conn, check_toolset)
     part07.check_sql_guard(conn, guard_select)
     part07.check_governed_report(conn, loans_above_rate)
+    part07.check_budget(conn, budgeted_call)
     part07.check_verifier(conn, finding_saved)
+    part07.check_run_record(conn, redact)
+    part07.check_identity(conn, tenant_tool)
+    part07.check_approval(conn, consume_approval)
+
+The budget, run-record and identity checks also drive a Harness (on probe tools, or the cases table) with the
+learner's function plugged in, and delete the runs they recorded.
 """
 from __future__ import annotations
 
@@ -21,7 +28,9 @@ from typing import Any
 
 import oracledb
 
+from workshop.harness.budget import Budget, BudgetExhausted
 from workshop.harness.reports import LOANS_ABOVE_RATE
+from workshop.memory.tokens import estimate_tokens
 
 from .framework import RecordingConnection, checkpoint, expect, expect_bound, fail, savepoint
 
@@ -33,6 +42,18 @@ GUARD_HINT = ("Parse with sqlglot.parse(sql, read='oracle'): exactly one stateme
               "no WRITE_NODES anywhere, no select.args['locks'], no package_names(sql), every exp.Table allowed.")
 REPORT_HINT = ("Validate rate_bp (an int, not a bool, 0..10000) before any SQL; then one fixed statement with "
                ":rate_bp bound, WHERE rate_bp > :rate_bp, ORDER BY rate_bp DESC, loan_id.")
+BUDGET_HINT = ("Before the tool runs: budget.tool_calls >= budget.max_tool_calls raises BudgetExhausted('tool_calls', "
+               "...), else count the call. After it: cost = estimate_tokens(str(output)); budget.tokens + cost > "
+               "budget.max_tokens raises BudgetExhausted('tokens', ...), else add the cost and return the output.")
+RUN_RECORD_HINT = ("Recurse: a dict keeps its keys (the value of a key matching SECRET_KEYS becomes REDACTED), a list "
+                   "or tuple becomes a list of redacted items, a str has every SECRET_VALUES pattern substituted "
+                   "(all matches), anything else comes back unchanged. Build new objects; never change the input.")
+IDENTITY_HINT = ("Refuse an empty tenant with ValueError. Return a function open_cases(**arguments) that calls "
+                 "security.set_tenant(conn, tenant) on every call, then returns OPEN_CASES.run(conn, **arguments); "
+                 "it takes no tenant argument.")
+APPROVAL_HINT = ("One UPDATE agent_approvals SET status = 'consumed' WHERE approval_id = :approval_id AND status = "
+                 "'approved' AND run_id = :run_id AND tool = :tool AND args_digest = :digest AND actor = :actor AND "
+                 "expires_at > SYSTIMESTAMP, with digest=digest(tool, arguments); return cur.rowcount == 1.")
 VERIFIER_HINT = ("Read AGENT_FINDINGS back: COUNT(*) WHERE run_id = :run_id AND case_ref = :case_ref, both bound; "
                  "True only for exactly that run's row.")
 
@@ -233,3 +254,293 @@ def _verifier_probes(conn: oracledb.Connection, finding_saved: Callable, run: st
         expect(recorder.queries(), "finding_saved did not query the database: the verifier must read state back, "
                                    "not trust the answer")
         expect_bound(recorder, {"run_id": run, "case_ref": "CASE-9"}, "finding_saved", hint=VERIFIER_HINT)
+
+
+# --------------------------------------------------------------------------- the budget
+class _ProbeTool:
+    """A tool that counts how often it really ran and returns a text of a known token cost."""
+
+    def __init__(self, text: str):
+        self.text, self.runs, self.arguments = text, 0, []
+
+    def __call__(self, **arguments: Any) -> str:
+        self.runs += 1
+        self.arguments.append(arguments)
+        return self.text
+
+
+def _exhausts(budgeted_call: Callable, budget: Budget, tool: _ProbeTool, calls: int) -> tuple[int, Any]:
+    """Call up to `calls` times; (how many calls returned, the BudgetExhausted that ended them or None)."""
+    for done in range(calls):
+        try:
+            output = budgeted_call(budget, tool, {"probe": done})
+        except NotImplementedError:
+            raise
+        except BudgetExhausted as exhausted:
+            return done, exhausted
+        except Exception as error:  # noqa: BLE001 - the harness ends a run only on BudgetExhausted
+            fail(f"budgeted_call raised {type(error).__name__}: {error}; the harness ends a run with "
+                 "budget_exhausted only on BudgetExhausted (a plain error would crash the run instead)")
+        expect(output == tool.text, f"budgeted_call returned {output!r}, not the tool's output: the run record and "
+                                    "the planner get what budgeted_call returns")
+    return calls, None
+
+
+@checkpoint("budgets that end a run", hint=BUDGET_HINT)
+def check_budget(conn: oracledb.Connection, budgeted_call: Callable) -> str:
+    # the tool-call cap: exactly the cap runs, the call beyond it never does
+    tool = _ProbeTool("ok")
+    done, exhausted = _exhausts(budgeted_call, Budget(max_tool_calls=3, max_tokens=10**6), tool, 8)
+    expect(exhausted is not None, f"{done} calls ran under a cap of 3 tool calls: the cap never stopped the run")
+    expect(tool.runs <= 3, f"the tool ran {tool.runs} times under a cap of 3: check the cap before the tool runs, "
+                           "so the call that would exceed it never runs")
+    expect(done == 3 and exhausted.which == "tool_calls",
+           f"the run stopped after {done} calls ({exhausted.which!r}) under a cap of 3 tool calls")
+    expect(tool.arguments == [{"probe": 0}, {"probe": 1}, {"probe": 2}],
+           "the tool did not get the call's arguments (call it as tool(**arguments))")
+    # the token budget, in estimate_tokens units: three outputs fit exactly, the fourth does not
+    text = "x" * 41 + " " * 19            # 60 characters: estimate_tokens = 15, len = 60
+    cost = estimate_tokens(text)
+    budget = Budget(max_tool_calls=100, max_tokens=3 * cost)
+    done, exhausted = _exhausts(budgeted_call, budget, _ProbeTool(text), 6)
+    expect(exhausted is not None, f"{done} outputs of {cost} tokens were admitted into a budget of {3 * cost}: "
+                                  "the token budget never ran out (add each output's cost to budget.tokens)")
+    expect(done >= 3, f"only {done} outputs of {cost} tokens fit a budget of {3 * cost}: count in estimate_tokens "
+                      "units, and an output that exactly fills the budget still fits (exceeding it is the limit)")
+    expect(done == 3 and exhausted.which == "tokens",
+           f"{done} outputs of {cost} tokens were admitted into a budget of {3 * cost} ({exhausted.which!r})")
+    expect(budget.tokens <= budget.max_tokens, f"budget.tokens is {budget.tokens}, over max_tokens "
+           f"{budget.max_tokens}: refuse the output before adding its cost (the budget is never exceeded)")
+    expect(budget.tool_calls == 4, f"budget.tool_calls is {budget.tool_calls} after 4 calls (the 4th ran, its output "
+                                   "was refused)")
+    # the next cell: a planner scripted to loop, through the harness, ends budget_exhausted at exactly the cap
+    calls = _looping_run(conn, budgeted_call)
+    return f"3 calls under a cap of 3, 3 x {cost} tokens in a budget of {3 * cost}; a looping run stopped at {calls}"
+
+
+def _looping_run(conn: oracledb.Connection, budgeted_call: Callable) -> int:
+    from workshop.harness.runlog import read_events, read_run
+    from workshop.harness.runner import Call, Harness, ScriptedPlanner
+    probe = _ProbeTool("[{'loans': 1}]")
+    harness = Harness(conn, conn, allowed=["probe_report"], tools={"probe_report": probe},
+                      budget=lambda: Budget(max_tool_calls=10, max_rounds=50), call_with_budget=budgeted_call)
+    result = harness.run("loop", ScriptedPlanner([[Call("probe_report", {})]], name="checkpoint loop",
+                                                 repeat_last=True), thread_id="checkpoint")
+    try:
+        events = read_events(conn, result.run_id)
+        status = (read_run(conn, result.run_id) or {}).get("status")
+    finally:
+        _delete_run(conn, result.run_id)
+    expect(status == "budget_exhausted" and probe.runs == 10 and result.tool_calls == 10,
+           f"a looping planner under a cap of 10 ended {status!r} after {probe.runs} tool runs: expected "
+           "budget_exhausted after exactly 10")
+    expect(any(e["status"] == "budget_exhausted" and e["name"] == "tool_calls" for e in events),
+           "the run record has no budget_exhausted event for the tool-call cap")
+    return probe.runs
+
+
+def _delete_run(conn: oracledb.Connection, run_id: str) -> None:
+    """Remove one run the checkpoint recorded (the recorder commits as it goes, so a savepoint cannot)."""
+    with conn.cursor() as cur:
+        for table in ("agent_run_events", "agent_findings", "agent_runs"):
+            cur.execute(f"DELETE FROM {table} WHERE run_id = :r", r=run_id)
+    conn.commit()
+
+
+# --------------------------------------------------------------------------- the run record
+_KEY_1, _KEY_2 = "sk-live-" + "Q1w2E3r4T5y6U7i8O9p0", "sk-test-" + "Z9x8C7v6B5n4M3l2K1j0"
+_PASSWORD, _BEARER, _API_KEY = "hunter2-" + "plain", "Bearer " + "eyJhbGciOiJIUzI1NiJ9abc", "plain" + "value12345"
+_PLANTED = (_KEY_1, _KEY_2, _PASSWORD, _BEARER.split()[1], _API_KEY)
+
+
+def _leaks(value: Any) -> list[str]:
+    text = repr(value)
+    return [s for s in _PLANTED if s in text]
+
+
+@checkpoint("a run record with secrets redacted", hint=RUN_RECORD_HINT)
+def check_run_record(conn: oracledb.Connection, redact: Callable) -> str:
+    import copy
+    from workshop.harness.runlog import REDACTED
+    plain = {"sql": "SELECT COUNT(*) AS loans FROM finance_loans WHERE rate_bp > 1400", "max_rows": 20,
+             "note": "rates in basis points", "flags": [1, 2.5, None, True]}
+    result = redact(copy.deepcopy(plain))
+    expect(result == plain, f"redact changed a value with no secret in it: {result!r}; the run record must still "
+                            "show what was asked (only secrets are redacted)")
+    for value, want in ((None, None), (1400, 1400), ("no secret here", "no secret here")):
+        got = redact(value)
+        expect(got == want and type(got) is type(want), f"redact({value!r}) returned {got!r}; values without "
+                                                         "secrets come back unchanged, with their type")
+    probes = [
+        ("two keys in one string", f"my key is {_KEY_1} and the backup is {_KEY_2}"),
+        ("a value under a secret-looking key", {"api_key": _API_KEY, "rate_bp": 1400}),
+        ("a secret-looking key in another case", {"DB_Password": _PASSWORD}),
+        ("secrets nested in a list inside a dict", {"calls": [{"password": _PASSWORD}, {"header": _BEARER}]}),
+        ("a tuple of secrets", ("ok", _KEY_1)),
+    ]
+    for what, value in probes:
+        before = copy.deepcopy(value)
+        got = redact(value)
+        expect(value == before, f"redact changed its input ({what}): the harness still holds that dict, and the "
+                                "tool would get [REDACTED] instead of its argument. Build a new object.")
+        leaked = _leaks(got)
+        expect(not leaked, f"redact left a secret in {what}: {got!r}", RUN_RECORD_HINT)
+        expect(REDACTED in repr(got), f"redact removed {what} instead of marking it {REDACTED}: {got!r}")
+    shaped = redact({"api_key": _API_KEY, "rate_bp": 1400})
+    expect(isinstance(shaped, dict) and shaped.get("rate_bp") == 1400 and shaped.get("api_key") == REDACTED,
+           f"redact({{'api_key': ..., 'rate_bp': 1400}}) returned {shaped!r}: keep the dict's shape, redact the "
+           "secret value only")
+    _recorded_session(conn, redact)
+    return f"{len(probes)} planted secrets redacted, plain values kept; a denied call kept as evidence"
+
+
+def _recorded_session(conn: oracledb.Connection, redact: Callable) -> None:
+    """A scripted session through the harness with the learner's redact: ordered events, a denied call kept as
+    evidence, and no planted secret anywhere in the record."""
+    from workshop.harness.runlog import read_events, read_run
+    from workshop.harness.runner import Answer, Call, Harness, ScriptedPlanner
+    echo = _ProbeTool(f"the token was {_KEY_2}")
+    harness = Harness(conn, conn, allowed=["echo"], tools={"echo": echo}, redactor=redact)
+    planner = ScriptedPlanner([[Call("write_query", {"sql": "DELETE FROM finance_loans", "password": _PASSWORD})],
+                               [Call("echo", {"note": f"use {_KEY_1}"})],
+                               Answer(f"Done; the key {_KEY_1} worked.")], name="checkpoint session")
+    result = harness.run(f"my api_key={_API_KEY}, please check", planner, thread_id="checkpoint")
+    try:
+        events = read_events(conn, result.run_id)
+        run = read_run(conn, result.run_id)
+    finally:
+        _delete_run(conn, result.run_id)
+    got = [(e["kind"], e["name"], e["status"]) for e in events]
+    want = [("CONVERSATION", "user", "received"), ("TOOL", "write_query", "denied"), ("TOOL", "echo", "success"),
+            ("CONVERSATION", "assistant", "READY")]
+    expect(got == want, f"the run record holds {got}, expected {want}")
+    leaked = _leaks(events) + _leaks(run)
+    if leaked:
+        fail(f"the run record stored a planted secret ({leaked[0][:12]}…)", RUN_RECORD_HINT)
+    denied = events[1]["inputs"] or ""
+    expect("DELETE FROM finance_loans" in denied, f"the denied call's inputs were stored as {denied!r}: the "
+                                                  "evidence must still show what was attempted")
+
+
+# --------------------------------------------------------------------------- identity
+def _cases(rows: Any) -> list:
+    return [r.get("case_ref") if isinstance(r, dict) else r for r in rows] if isinstance(rows, list) else rows
+
+
+@checkpoint("identity from the session, never from an argument", hint=IDENTITY_HINT)
+def check_identity(conn: oracledb.Connection, tenant_tool: Callable) -> str:
+    from workshop.pipeline import security
+    with conn.cursor() as cur:
+        cur.execute("SELECT COUNT(*) FROM user_policies WHERE object_name = 'AGENT_CASES' "
+                    "AND policy_name = 'TENANT_ISOLATION'")
+        if cur.fetchone()[0] == 0:
+            fail("AGENT_CASES has no tenant policy yet: run the cell above (create_case_table(conn)) first")
+    previous = security.current_tenant(conn)
+    try:
+        return _identity_probes(conn, tenant_tool, security)
+    finally:
+        security.set_tenant(conn, previous)
+
+
+def _identity_probes(conn: oracledb.Connection, tenant_tool: Callable, security: Any) -> str:
+    for nobody in ("", None):
+        try:
+            tenant_tool(conn, nobody)
+        except NotImplementedError:
+            raise
+        except (ValueError, TypeError):
+            continue
+        fail(f"tenant_tool(conn, {nobody!r}) made a tool: the harness opens the tools' session only for a verified "
+             "tenant")
+    security.set_tenant(conn, None)                 # whatever the session held before, the tool must bind its own
+    recorder = RecordingConnection(conn)
+    acme = tenant_tool(recorder, "acme")
+    expect(callable(acme), f"tenant_tool returned {acme!r}, not a tool the harness can call")
+    try:
+        rows = acme(limit=10)
+    except oracledb.DatabaseError as error:
+        fail(f"the tool failed: {str(error).splitlines()[0]}; only the trusted package (security.set_tenant) may "
+             "set the context")
+    expect(isinstance(rows, list) and all(isinstance(r, dict) for r in rows),
+           f"the tool returned {type(rows).__name__} rows, expected a list of dicts (the run record logs them)")
+    expect(_cases(rows) == ["AC-1", "AC-2"], f"the acme tool returned {_cases(rows)}, expected acme's open cases "
+           "['AC-1', 'AC-2']" + ("; the session carried no tenant: bind it through the trusted package on every "
+                                  "call" if not rows else ""))
+    for forged in ({"tenant_id": "initech"}, {"tenant": "initech"}):
+        try:
+            rows = acme(limit=10, **forged)
+        except NotImplementedError:
+            raise
+        except (ValueError, TypeError):
+            continue                                # refused as invalid input: what the harness logs
+        expect(_cases(rows) == ["AC-1", "AC-2"], f"called with {forged}, the acme tool returned {_cases(rows)}: "
+               "identity was taken from a tool argument (it must come from the session the harness bound)")
+    initech = tenant_tool(recorder, "initech")
+    expect(_cases(initech(limit=10)) == ["IN-1", "IN-2"], "the initech tool did not return initech's open cases")
+    again = _cases(acme(limit=10))
+    expect(again == ["AC-1", "AC-2"], f"after another tool used the session, the acme tool returned {again}: the "
+           "tenant was bound once, when the tool was made; bind it on every call")
+    for statement in recorder.statements:
+        lowered = statement.sql.lower()
+        expect("'acme'" not in lowered and "'initech'" not in lowered,
+               "the tenant was formatted into the SQL text: it travels in the session context (and binds)")
+    return "acme's cases for acme, also when asked for initech's; initech's tool does not leak into acme's"
+
+
+# --------------------------------------------------------------------------- approvals
+@checkpoint("approval for a consequential write", hint=APPROVAL_HINT)
+def check_approval(conn: oracledb.Connection, consume_approval: Callable) -> str:
+    from workshop.harness import approvals
+    approvals.create_approvals_table(conn)
+    tag = "ckpt-" + uuid.uuid4().hex[:12]
+    args, other_args = {"case_ref": "AC-1"}, {"case_ref": "AC-2"}
+    rows = {  # name: (status, actor, expires in seconds)
+        "approved": ("approved", "ana", 900), "pending": ("pending", None, 900),
+        "expired": ("approved", "ana", -60), "rejected": ("rejected", "ana", 900)}
+    ids = {name: f"{tag}-{name}" for name in rows}
+    try:
+        with conn.cursor() as cur:
+            for name, (status, actor, ttl) in rows.items():
+                cur.execute("INSERT INTO agent_approvals (approval_id, run_id, tool, args_digest, status, actor, "
+                            "expires_at) VALUES (:a, :r, 'close_case', :d, :s, :actor, "
+                            "SYSTIMESTAMP + NUMTODSINTERVAL(:ttl, 'SECOND'))",
+                            a=ids[name], r=tag, d=approvals.digest("close_case", args), s=status, actor=actor, ttl=ttl)
+        conn.commit()
+        return _approval_probes(conn, consume_approval, ids, tag, args, other_args)
+    finally:
+        conn.rollback()
+        with conn.cursor() as cur:
+            cur.execute("DELETE FROM agent_approvals WHERE run_id = :r", r=tag)
+        conn.commit()
+
+
+def _approval_probes(conn, consume_approval, ids, tag, args, other_args) -> str:
+    from workshop.harness import approvals
+    refused = [
+        ("other arguments than the ones approved", ids["approved"], tag, "close_case", other_args, "ana"),
+        ("another actor than the one who approved", ids["approved"], tag, "close_case", args, "mallory"),
+        ("another run", ids["approved"], tag + "-other", "close_case", args, "ana"),
+        ("another tool", ids["approved"], tag, "reopen_case", args, "ana"),
+        ("an approval still pending", ids["pending"], tag, "close_case", args, "ana"),
+        ("an approval that expired", ids["expired"], tag, "close_case", args, "ana"),
+        ("a rejected approval", ids["rejected"], tag, "close_case", args, "ana"),
+        ("an unknown approval id", tag + "-nobody", tag, "close_case", args, "ana"),
+    ]
+    for what, *call in refused:
+        got = consume_approval(conn, *call)
+        expect(not got, f"consume_approval returned {got!r} for {what}: that call would run without a human's "
+                        "approval of exactly it")
+    recorder = RecordingConnection(conn)
+    got = consume_approval(recorder, ids["approved"], tag, "close_case", dict(args), "ana")
+    expect(got is True or got == 1, f"consume_approval returned {got!r} for the approved call itself: the harness "
+                                    "would never run it (compare digest(tool, arguments), the digest it stored)")
+    again = consume_approval(conn, ids["approved"], tag, "close_case", dict(args), "ana")
+    expect(not again, "the same approval was consumed twice: set status = 'consumed' in the same statement "
+                      "(an approval is single use)")
+    expect(approvals.approval_status(conn, ids["approved"]) == "consumed",
+           "after the approved call, its approval is not 'consumed'")
+    kinds = [s.sql.lstrip().split(None, 1)[0].upper() for s in recorder.statements]
+    expect(kinds == ["UPDATE"], f"consume_approval ran {kinds}: check and consume in ONE UPDATE (a SELECT first "
+                                "lets two runs consume one approval between the check and the write)")
+    expect_bound(recorder, {"approval_id": ids["approved"]}, "consume_approval", hint=APPROVAL_HINT)
+    return f"{len(refused)} calls without a matching approval refused; the approved one ran once"

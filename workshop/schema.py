@@ -295,7 +295,8 @@ LEARNER_OBJECTS: dict[int, tuple[LearnerObject, ...]] = {
     # part 05: the knowledge-base tables (workshop.pipeline.kb); their indexes and RLS policies go with them
     5: tables("KNOWLEDGE_BASE_CHUNK", "KNOWLEDGE_BASE_DOCUMENT"),
     # part 07: the harness's run record and the findings its one governed write stores (workshop.harness.runlog)
-    7: tables("AGENT_RUNS", "AGENT_RUN_EVENTS", "AGENT_FINDINGS", "AGENT_CASES", "CHECKPOINTS", "CHECKPOINT_BLOBS",
+    7: tables("AGENT_RUNS", "AGENT_RUN_EVENTS", "AGENT_FINDINGS", "AGENT_CASES", "AGENT_APPROVALS", "CHECKPOINTS",
+              "CHECKPOINT_BLOBS",
               "CHECKPOINT_WRITES", "CHECKPOINT_MIGRATIONS"),     # the last four: langgraph-oracledb's OracleSaver
     # part 08: the OAMP mirror's memory table (workshop.agent_memory.store); its CONTEXT index goes with it
     8: tables("AGENT_MEMORIES"),

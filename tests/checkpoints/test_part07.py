@@ -6,7 +6,9 @@ names the mistake. Cells run in one namespace per test, in this process, on a pr
 database (the FINANCE tables); the set-up cell creates the run tables and opens the read-only session.
 
 Accepted on purpose: a toolset check that returns a set or a frozenset (the harness only iterates it); a guard
-that returns the parsed tree instead of None; a verifier that returns the count 0/1 instead of a bool.
+that returns the parsed tree instead of None; a verifier that returns the count 0/1 instead of a bool; a budget
+built on Budget's own charge_call/admit_text; a redact that turns tuples into lists (JSON has no tuples); a
+tenant tool with a typed `limit` parameter that refuses a forged tenant argument with TypeError.
 """
 from __future__ import annotations
 
@@ -26,8 +28,14 @@ TODOS = {
     "tool_allowlist": (1, "p07-todo1", "p07-check1"),
     "sql_guard": (2, "p07-todo2", "p07-check2"),
     "governed_report": (3, "p07-todo3", "p07-check3"),
-    "verifier": (4, "p07-todo4", "p07-check4"),
+    "budget": (4, "p07-todo-budget", "p07-check-budget"),
+    "verifier": (5, "p07-todo4", "p07-check4"),
+    "run_record": (6, "p07-todo-record", "p07-check-record"),
+    "identity": (7, "p07-todo-identity", "p07-check-identity"),
+    "approval": (8, "p07-todo-approval", "p07-check-approval"),
 }
+#: Cells a TODO's checkpoint needs run first (the identity check reads AGENT_CASES and its policy).
+BEFORE = {"identity": ("p07-identity-setup",), "approval": ("p07-approval-setup",)}
 
 
 def _cells(path) -> dict[str, str]:
@@ -62,7 +70,7 @@ def notebook(built_db, tmp_path, monkeypatch):
 
 def run_todo(notebook, todo: str, source: str) -> None:
     _, cell, checkpoint_cell = TODOS[todo]
-    notebook(source, SOLUTION_CELLS[checkpoint_cell])
+    notebook(*(SOLUTION_CELLS[c] for c in BEFORE.get(todo, ())), source, SOLUTION_CELLS[checkpoint_cell])
 
 
 def test_the_notebooks_pair_each_todo_with_its_checkpoint():
@@ -99,6 +107,43 @@ OTHER_CORRECT_ANSWERS = [
         ('"SELECT COUNT(*) FROM agent_findings WHERE run_id = :run_id AND case_ref = :case_ref"',
          '"SELECT 1 FROM dual WHERE EXISTS (SELECT 1 FROM agent_findings WHERE case_ref = :case_ref AND run_id = :run_id)"'),
         ("return cur.fetchone()[0] == 1", "return cur.fetchone() is not None"))),
+    ("budget", "the Budget's own methods", (
+        ("""    if budget.tool_calls >= budget.max_tool_calls:
+        raise BudgetExhausted("tool_calls", f"tool-call cap of {budget.max_tool_calls} reached")
+    budget.tool_calls += 1
+    output = tool(**arguments)
+    cost = estimate_tokens(str(output))
+    if budget.tokens + cost > budget.max_tokens:
+        raise BudgetExhausted("tokens", f"token budget of {budget.max_tokens} would be exceeded by {cost} more")
+    budget.tokens += cost
+    return output""", """    budget.charge_call()
+    output = tool(**arguments)
+    return budget.admit_text(str(output)) and output"""),)),
+    ("budget", "remaining counts", (
+        ("if budget.tool_calls >= budget.max_tool_calls:", "if budget.max_tool_calls - budget.tool_calls <= 0:"),
+        ("if budget.tokens + cost > budget.max_tokens:", "if cost > budget.max_tokens - budget.tokens:"))),
+    ("run_record", "map and reduce", (
+        ("return [redact(v) for v in value]", "return list(map(redact, value))"),
+        ("""        for pattern in SECRET_VALUES:
+            value = pattern.sub(REDACTED, value)
+        return value""", """        import functools
+        return functools.reduce(lambda text, pattern: pattern.sub(REDACTED, text), SECRET_VALUES, value)"""))),
+    ("identity", "a typed tool that rebinds only when needed", (
+        ("""    def open_cases(**arguments: Any) -> list[dict]:
+        security.set_tenant(conn, tenant)
+        return OPEN_CASES.run(conn, **arguments)""", """    def open_cases(limit: int) -> list[dict]:
+        if security.current_tenant(conn) != tenant:
+            security.set_tenant(conn, tenant)
+        return OPEN_CASES.run(conn, limit=limit)"""),)),
+    ("approval", "positional binds and a truthy count", (
+        ('''                       WHERE approval_id = :approval_id AND status = 'approved' AND run_id = :run_id
+                         AND tool = :tool AND args_digest = :digest AND actor = :actor
+                         AND expires_at > SYSTIMESTAMP""",
+                    approval_id=approval_id, run_id=run_id, tool=tool, digest=digest(tool, arguments), actor=actor)
+        consumed = cur.rowcount == 1''', '''                       WHERE expires_at > SYSTIMESTAMP AND approval_id = :1 AND actor = :2 AND run_id = :3
+                         AND tool = :4 AND args_digest = :5 AND status = 'approved'""",
+                    [approval_id, actor, run_id, tool, digest(tool, arguments)])
+        consumed = cur.rowcount'''),)),
 ]
 
 
@@ -197,6 +242,110 @@ WRONG = [
                  'cur.execute(f"SELECT COUNT(*) FROM agent_findings WHERE run_id = \'{run_id}\' AND case_ref = \'{case_ref}\'")'),)),
     Wrong("verifier", "probe", "any-row", "returned True for a finding another run saved",
           edit=(("return cur.fetchone()[0] == 1", "return cur.fetchone() is not None"),)),
+    # TODO 4: the budget
+    Wrong("budget", "method", "cap-checked-after-the-call", "the tool ran 4 times under a cap of 3",
+          edit=(("""    if budget.tool_calls >= budget.max_tool_calls:
+        raise BudgetExhausted("tool_calls", f"tool-call cap of {budget.max_tool_calls} reached")
+    budget.tool_calls += 1
+    output = tool(**arguments)""", """    output = tool(**arguments)
+    if budget.tool_calls >= budget.max_tool_calls:
+        raise BudgetExhausted("tool_calls", f"tool-call cap of {budget.max_tool_calls} reached")
+    budget.tool_calls += 1"""),)),
+    Wrong("budget", "probe", "cap-off-by-one", "the tool ran 4 times under a cap of 3",
+          edit=(("if budget.tool_calls >= budget.max_tool_calls:", "if budget.tool_calls > budget.max_tool_calls:"),)),
+    Wrong("budget", "clause", "tokens-never-counted", "the token budget never ran out",
+          edit=(("    budget.tokens += cost\n", ""),)),
+    Wrong("budget", "clause", "no-cap", "the cap never stopped the run",
+          edit=(("""    if budget.tool_calls >= budget.max_tool_calls:
+        raise BudgetExhausted("tool_calls", f"tool-call cap of {budget.max_tool_calls} reached")
+""", ""),)),
+    Wrong("budget", "probe", "full-budget-refused", "exactly fills the budget still fits",
+          edit=(("if budget.tokens + cost > budget.max_tokens:", "if budget.tokens + cost >= budget.max_tokens:"),)),
+    Wrong("budget", "method", "characters-not-tokens", "count in estimate_tokens units",
+          edit=(("cost = estimate_tokens(str(output))", "cost = len(str(output))"),)),
+    Wrong("budget", "clause", "charged-before-refusing", "over max_tokens",
+          edit=(("""    if budget.tokens + cost > budget.max_tokens:
+        raise BudgetExhausted("tokens", f"token budget of {budget.max_tokens} would be exceeded by {cost} more")
+    budget.tokens += cost""", """    budget.tokens += cost
+    if budget.tokens > budget.max_tokens:
+        raise BudgetExhausted("tokens", f"token budget of {budget.max_tokens} exceeded")"""),)),
+    Wrong("budget", "next-cell", "plain-error", "a plain error would crash the run",
+          edit=(('raise BudgetExhausted("tool_calls", f"tool-call cap', 'raise RuntimeError(f"tool-call cap'),)),
+    Wrong("budget", "next-cell", "output-dropped", "not the tool's output",
+          edit=(("    budget.tokens += cost\n    return output", "    budget.tokens += cost"),)),
+    # TODO 6: the run record
+    Wrong("run_record", "probe", "first-secret-only", "left a secret in two keys in one string",
+          edit=(("value = pattern.sub(REDACTED, value)", "value = pattern.sub(REDACTED, value, count=1)"),)),
+    Wrong("run_record", "probe", "lists-not-searched", "left a secret in secrets nested in a list",
+          edit=(("return [redact(v) for v in value]", "return list(value)"),)),
+    Wrong("run_record", "clause", "keys-ignored", "left a secret in a value under a secret-looking key",
+          edit=(("REDACTED if SECRET_KEYS.search(str(k)) else redact(v)", "redact(v)"),)),
+    Wrong("run_record", "clause", "text-ignored", "left a secret in two keys in one string",
+          edit=(("""        for pattern in SECRET_VALUES:
+            value = pattern.sub(REDACTED, value)
+""", ""),)),
+    Wrong("run_record", "method", "exact-key-names", "a secret-looking key in another case",
+          edit=(("SECRET_KEYS.search(str(k))", 'str(k) in ("password", "api_key", "token")'),)),
+    Wrong("run_record", "next-cell", "changes-its-input", "redact changed its input",
+          edit=(("""        return {k: REDACTED if SECRET_KEYS.search(str(k)) else redact(v) for k, v in value.items()}""",
+                 """        for k, v in value.items():
+            value[k] = REDACTED if SECRET_KEYS.search(str(k)) else redact(v)
+        return value"""),)),
+    Wrong("run_record", "next-cell", "everything-redacted", "redact changed a value with no secret in it",
+          edit=(("REDACTED if SECRET_KEYS.search(str(k)) else redact(v)", "REDACTED"),)),
+    Wrong("run_record", "next-cell", "json-text", "redact changed a value with no secret in it",
+          edit=(("        return {k: REDACTED if SECRET_KEYS.search(str(k)) else redact(v) for k, v in value.items()}",
+                 "        return str({k: REDACTED if SECRET_KEYS.search(str(k)) else redact(v) for k, v in value.items()})"),)),
+    # TODO 7: identity
+    Wrong("identity", "method", "tenant-from-the-argument", "identity was taken from a tool argument",
+          edit=(("""    def open_cases(**arguments: Any) -> list[dict]:
+        security.set_tenant(conn, tenant)""", """    def open_cases(tenant_id=None, **arguments: Any) -> list[dict]:
+        security.set_tenant(conn, tenant_id or tenant)"""),)),
+    Wrong("identity", "probe", "bound-once", "the tenant was bound once",
+          edit=(("""    def open_cases(**arguments: Any) -> list[dict]:
+        security.set_tenant(conn, tenant)""", """    security.set_tenant(conn, tenant)
+
+    def open_cases(**arguments: Any) -> list[dict]:"""),)),
+    Wrong("identity", "clause", "never-bound", "the session carried no tenant",
+          edit=(("        security.set_tenant(conn, tenant)\n", ""),)),
+    Wrong("identity", "clause", "nobody-accepted", "made a tool",
+          edit=(("""    if not isinstance(tenant, str) or not tenant:
+        raise ValueError("the harness opens the tools' session only for a verified tenant")
+""", ""),)),
+    Wrong("identity", "method", "formatted-tenant", "formatted into the SQL text",
+          edit=(("        return OPEN_CASES.run(conn, **arguments)", """        with conn.cursor() as cur:
+            cur.execute(f"SELECT case_ref, customer_id, status FROM agent_cases WHERE status = 'open' "
+                        f"AND tenant_id = '{tenant}' ORDER BY case_ref FETCH FIRST :limit ROWS ONLY",
+                        limit=arguments["limit"])
+            return [dict(zip([d[0].lower() for d in cur.description], row)) for row in cur.fetchall()]"""),)),
+    Wrong("identity", "method", "context-set-directly", "only the trusted package",
+          edit=(("        security.set_tenant(conn, tenant)\n",
+                 "        conn.cursor().execute(\"BEGIN DBMS_SESSION.SET_CONTEXT('kb_ctx', 'tenant_id', :t); END;\", t=tenant)\n"),)),
+    # TODO 8: approvals
+    Wrong("approval", "clause", "any-arguments", "other arguments than the ones approved",
+          edit=((" AND args_digest = :digest", ""), (", digest=digest(tool, arguments)", ""))),
+    Wrong("approval", "clause", "any-actor", "another actor than the one who approved",
+          edit=((" AND actor = :actor", ""), (", actor=actor)", ")"))),
+    Wrong("approval", "clause", "any-status", "a rejected approval",
+          edit=((" AND status = 'approved'", ""),)),
+    Wrong("approval", "probe", "no-expiry", "an approval that expired",
+          edit=(("\n                         AND expires_at > SYSTIMESTAMP", ""),)),
+    Wrong("approval", "probe", "never-consumed", "consumed twice",
+          edit=(("UPDATE agent_approvals SET status = 'consumed'", "UPDATE agent_approvals SET status = 'approved'"),)),
+    Wrong("approval", "method", "select-then-update", "check and consume in ONE UPDATE",
+          edit=(('''    with conn.cursor() as cur:
+        cur.execute("""UPDATE''', '''    with conn.cursor() as cur:
+        cur.execute("SELECT COUNT(*) FROM agent_approvals WHERE approval_id = :a", a=approval_id)
+        cur.fetchone()
+        cur.execute("""UPDATE'''),)),
+    Wrong("approval", "method", "formatted-id", "into the SQL text",
+          edit=(('cur.execute("""UPDATE', 'cur.execute(f"""UPDATE'), ("approval_id = :approval_id", "approval_id = '{approval_id}'"),
+                ("approval_id=approval_id, run_id=run_id", "run_id=run_id"))),
+    Wrong("approval", "next-cell", "own-digest", "the approved call itself",
+          edit=(("digest=digest(tool, arguments)", "digest=str(sorted(arguments.items()))"),)),
+    Wrong("identity", "next-cell", "tuples", "expected a list of dicts",
+          edit=(("        return OPEN_CASES.run(conn, **arguments)",
+                 "        return [tuple(r.values()) for r in OPEN_CASES.run(conn, **arguments)]"),)),
 ]
 
 
@@ -229,13 +378,17 @@ def test_the_guard_checkpoint_fuzz_list_is_refused_by_the_library_guard():
 
 
 def test_checkpoints_leave_the_tables_as_found(notebook):
+    from workshop.pipeline import security
     ns = notebook()
     conn = ns["conn"]
     for todo in TODOS:
         run_todo(notebook, todo, SOLUTION_CELLS[TODOS[todo][1]])
     assert not conn.transaction_in_progress          # the verifier's probe transaction ended with it
+    assert security.current_tenant(conn) is None     # the identity probes restored the session's tenant
     with conn.cursor() as cur:
         cur.execute("SELECT COUNT(*) FROM agent_findings")
+        assert cur.fetchone() == (0,)
+        cur.execute("SELECT COUNT(*) FROM agent_runs")     # the budget and run-record probes deleted their runs
         assert cur.fetchone() == (0,)
         cur.execute("SELECT COUNT(*), SUM(rate_bp) FROM finance_loans")
         assert cur.fetchone()[0] > 0

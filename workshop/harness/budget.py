@@ -2,7 +2,9 @@
 tokens of tool output fed back to the planner, and planning rounds."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from workshop.memory.tokens import estimate_tokens
 
@@ -45,3 +47,12 @@ class Budget:
                                             f"({self.tokens} used, {cost} more)")
         self.tokens += cost
         return text
+
+
+def budgeted_call(budget: Budget, tool: Callable[..., Any], arguments: dict) -> Any:
+    """Run one tool call inside the run's budget: the cap is checked *before* the tool runs (the call that would
+    exceed it never runs), the tokens of its output after (output that would overflow is never admitted)."""
+    budget.charge_call()
+    output = tool(**arguments)
+    budget.admit_text(str(output))
+    return output

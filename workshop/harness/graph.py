@@ -1,9 +1,11 @@
 """The harness as a LangGraph graph whose state lives in the workshop database (langgraph-oracledb's OracleSaver).
 
 Nodes: context assembly → planning → tool execution (looping back to planning) → verification → memory
-write-back. Every gate of `Harness` still applies (allowlist, typed inputs, budgets, the read-only session,
-the run record); the graph adds a visible structure and durable state: interrupt a run, restart the kernel,
-and `resume` continues at the node where it stopped.
+write-back. Context assembly and write-back are part 03's memory and part 05's retriever (`HarnessMemory`):
+what the planner sees comes from there, and what the run leaves behind goes back there. Every gate of
+`Harness` still applies (allowlist, typed inputs, budgets, the read-only session, the run record); the graph
+adds a visible structure and durable state: interrupt a run, restart the kernel, and `invoke(None, config)`
+continues at the node where it stopped.
 
 The planner is pluggable: anything with `next_action(question, observations, round)`. `ScriptedPlanner` is a
 function of the round, so a resumed run asks it for the same step again; `ChatPlanner` (workshop.harness.chat)
@@ -12,12 +14,15 @@ is used only when WORKSHOP_LLM_BASE_URL and WORKSHOP_LLM_MODEL are set.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from typing import Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.types import interrupt
+
+from . import approvals
 
 from .budget import Budget, BudgetExhausted
+from .memory import HarnessMemory
 from .runlog import RunRecorder
 from .runner import INSUFFICIENT_CONTEXT, Answer, Call, Harness
 
@@ -26,7 +31,11 @@ class AgentState(TypedDict, total=False):
     question: str
     thread_id: str
     run_id: str
-    context: list[str]
+    context: list[str]          # what the planner is shown: memory sections, then retrieved passages
+    memory_used: dict           # memory section -> the lines that made it into the context
+    retrieved: list[dict]       # part 05's passages (document id, title, text)
+    written: dict               # memory type -> ids written back
+    grounding: str
     pending: list[dict]
     observations: list[dict]
     answer: str
@@ -40,39 +49,65 @@ class AgentState(TypedDict, total=False):
 def _recorder(harness: Harness, state: AgentState) -> RunRecorder:
     """The run's recorder, continuing its event numbering (also after a restart)."""
     recorder = RunRecorder.__new__(RunRecorder)
-    recorder.conn, recorder.run_id = harness.write_conn, state["run_id"]
+    recorder.conn, recorder.run_id, recorder.redactor = harness.write_conn, state["run_id"], harness.redactor
     with harness.write_conn.cursor() as cur:
         cur.execute("SELECT NVL(MAX(seq), 0) FROM agent_run_events WHERE run_id = :r", r=state["run_id"])
         recorder.seq = int(cur.fetchone()[0])
     return recorder
 
 
-def build_agent_graph(harness: Harness, planner: Any, *, checkpointer: Any = None,
-                      context: Callable[[str], list[str]] = lambda question: [],
-                      write_back: Callable[[AgentState], None] = lambda state: None,
+def build_agent_graph(harness: Harness, planner: Any, memory: HarnessMemory, *, checkpointer: Any = None,
                       budget: Budget | None = None, interrupt_before: list[str] | None = None):
+    """The compiled graph. `memory` is part 03's memory (and part 05's retriever) the two memory nodes use."""
     limits = budget or Budget()
 
     def assemble_context(state: AgentState) -> dict:
         run_id = state.get("run_id") or uuid.uuid4().hex
-        RunRecorder(harness.write_conn, run_id, state.get("thread_id", "default"), planner.name)
+        RunRecorder(harness.write_conn, run_id, state.get("thread_id", "default"), planner.name,
+                    redactor=harness.redactor)
         recorder = _recorder(harness, {"run_id": run_id})
         recorder.event("CONVERSATION", "user", "received", {"text": state["question"]})
-        found = context(state["question"])
-        recorder.event("CONTEXT", "assemble_context", "success", outputs={"items": len(found)})
-        return {"run_id": run_id, "context": found, "observations": [], "pending": [], "tool_calls": 0,
+        found = memory.assemble(state["question"], state.get("thread_id", "default"))
+        recorder.event("CONTEXT", "assemble_context", "success",
+                       outputs={"memory": {k: len(v) for k, v in found["memory"].items()},
+                                "retrieved": [r["document_id"] for r in found["retrieved"]]})
+        return {"run_id": run_id, "context": found["context"], "memory_used": found["memory"],
+                "retrieved": found["retrieved"], "observations": [], "pending": [], "tool_calls": 0,
                 "rounds": 0, "status": "running"}
 
     def plan(state: AgentState) -> dict:
         if state["rounds"] >= limits.max_rounds:
             _recorder(harness, state).event("RUNTIME", "rounds", "budget_exhausted")
             return {"status": "budget_exhausted", "pending": []}
-        action = planner.next_action(state["question"], state["observations"], state["rounds"])
+        action = planner.next_action(state["question"], state["observations"], state["rounds"],
+                                     context=state.get("context", []))
         if isinstance(action, Answer):
             return {"answer": action.text, "saved_case": action.saved_case, "pending": [],
                     "rounds": state["rounds"] + 1}
         return {"pending": [{"name": c.name, "arguments": c.arguments} for c in action],
                 "rounds": state["rounds"] + 1}
+
+    def approval(state: AgentState) -> dict:
+        """A human decides on each high-risk call before the tools node runs it (a LangGraph interrupt: the run
+        pauses, its state saved, until `invoke(Command(resume={"actor": ..., "approve": ...}), config)`).
+        Without a checkpointer nothing can pause, so no decision is recorded and the tools node refuses."""
+        if checkpointer is None:
+            return {}
+        for call in state["pending"]:
+            if call["name"] not in harness.requires_approval:
+                continue
+            approval_id = approvals.request_approval(harness.write_conn, state["run_id"], call["name"],
+                                                     call["arguments"])     # the same id when re-run on resume
+            decision = interrupt({"approval_id": approval_id, "tool": call["name"], "arguments": call["arguments"]})
+            decision = decision if isinstance(decision, dict) else {}
+            try:
+                outcome = approvals.decide(harness.write_conn, approval_id, decision.get("actor"),
+                                           decision.get("approve") is True)
+            except approvals.ApprovalRefused as refused:
+                outcome = f"refused: {refused}"[:24]
+            _recorder(harness, state).event("APPROVAL", call["name"], outcome, call["arguments"],
+                                            {"approval_id": approval_id, "actor": decision.get("actor")})
+        return {}
 
     def tools(state: AgentState) -> dict:
         recorder = _recorder(harness, state)
@@ -103,28 +138,33 @@ def build_agent_graph(harness: Harness, planner: Any, *, checkpointer: Any = Non
             recorder.event("VERIFY", "finding_saved", verified, {"case_ref": state["saved_case"]})
             if not ok:
                 text = f"NOT DONE (unverified): the claim that {state['saved_case']} was saved has no row behind it."
-        recorder.event("CONVERSATION", "assistant", "READY" if evidence else INSUFFICIENT_CONTEXT,
-                       outputs={"text": text})
+        grounding = "READY" if evidence else INSUFFICIENT_CONTEXT
+        recorder.event("CONVERSATION", "assistant", grounding, outputs={"text": text})
         recorder.finish(status, verified, text)
-        return {"answer": text, "status": status, "verified": verified}
+        return {"answer": text, "status": status, "verified": verified, "grounding": grounding}
 
     def memory_write_back(state: AgentState) -> dict:
-        write_back(state)
-        return {}
+        written = memory.write_back(state)
+        _recorder(harness, state).event("MEMORY", "memory_write_back", "success",
+                                        outputs={k: len(v) for k, v in written.items()})
+        return {"written": written}
 
     def after_plan(state: AgentState) -> str:
-        return "tools" if state.get("pending") and state.get("status") == "running" else "verify"
+        if not (state.get("pending") and state.get("status") == "running"):
+            return "verify"
+        return "approval" if any(c["name"] in harness.requires_approval for c in state["pending"]) else "tools"
 
     def after_tools(state: AgentState) -> str:
         return "plan" if state.get("status") == "running" else "verify"
 
     graph = StateGraph(AgentState)
-    for name, node in (("assemble_context", assemble_context), ("plan", plan), ("tools", tools),
+    for name, node in (("assemble_context", assemble_context), ("plan", plan), ("approval", approval), ("tools", tools),
                        ("verify", verify), ("memory_write_back", memory_write_back)):
         graph.add_node(name, node)
     graph.add_edge(START, "assemble_context")
     graph.add_edge("assemble_context", "plan")
-    graph.add_conditional_edges("plan", after_plan, {"tools": "tools", "verify": "verify"})
+    graph.add_conditional_edges("plan", after_plan, {"approval": "approval", "tools": "tools", "verify": "verify"})
+    graph.add_edge("approval", "tools")
     graph.add_conditional_edges("tools", after_tools, {"plan": "plan", "verify": "verify"})
     graph.add_edge("verify", "memory_write_back")
     graph.add_edge("memory_write_back", END)

@@ -8,6 +8,9 @@ tenant's rows.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import oracledb
 
 from workshop.pipeline import security
@@ -63,3 +66,15 @@ def bind_identity(conn: oracledb.Connection, tenant: str) -> None:
     if not isinstance(tenant, str) or not tenant:
         raise ValueError("the harness needs a verified tenant to open the tools' session")
     security.set_tenant(conn, tenant)
+
+
+def open_cases_tool(conn: oracledb.Connection, tenant: str) -> Callable[..., list[dict]]:
+    """The `open_cases` tool for the verified `tenant`: each call carries the tenant into the session through the
+    trusted package, then runs the governed report; the tool takes the report's arguments only, never a tenant."""
+    if not isinstance(tenant, str) or not tenant:
+        raise ValueError("the harness needs a verified tenant to open the tools' session")
+
+    def open_cases(**arguments: Any) -> list[dict]:
+        security.set_tenant(conn, tenant)       # every call: another tool may share (and rebind) the session
+        return OPEN_CASES.run(conn, **arguments)
+    return open_cases

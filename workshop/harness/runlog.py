@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import oracledb
@@ -51,6 +52,9 @@ _SECRET_VALUES = [
 ]
 
 
+SECRET_KEYS, SECRET_VALUES = _SECRET_KEYS, _SECRET_VALUES
+
+
 def redact(value: Any) -> Any:
     """`value` with secrets replaced by [REDACTED]: values under secret-looking keys, and secret-looking text."""
     if isinstance(value, dict):
@@ -64,10 +68,10 @@ def redact(value: Any) -> Any:
     return value
 
 
-def _text(value: Any, limit: int = 3900) -> str | None:
+def _text(value: Any, limit: int = 3900, redactor: Callable[[Any], Any] = redact) -> str | None:
     if value is None:
         return None
-    text = json.dumps(redact(value), default=str, ensure_ascii=False, sort_keys=True)
+    text = json.dumps(redactor(value), default=str, ensure_ascii=False, sort_keys=True)
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
@@ -82,8 +86,9 @@ class RunRecorder:
     """Writes one run's events, in order, on the harness's own (read-write) connection, committed as they happen
     so that a crash leaves the evidence behind."""
 
-    def __init__(self, conn: oracledb.Connection, run_id: str, thread_id: str, planner: str):
-        self.conn, self.run_id, self.seq = conn, run_id, 0
+    def __init__(self, conn: oracledb.Connection, run_id: str, thread_id: str, planner: str, *,
+                 redactor: Callable[[Any], Any] = redact):
+        self.conn, self.run_id, self.seq, self.redactor = conn, run_id, 0, redactor
         with conn.cursor() as cur:
             cur.execute("INSERT INTO agent_runs (run_id, thread_id, planner, status) VALUES (:r, :t, :p, 'running')",
                         r=run_id, t=thread_id, p=planner)
@@ -94,13 +99,14 @@ class RunRecorder:
         with self.conn.cursor() as cur:
             cur.execute("INSERT INTO agent_run_events (run_id, seq, kind, name, status, inputs, outputs) "
                         "VALUES (:r, :s, :k, :n, :st, :i, :o)", r=self.run_id, s=self.seq, k=kind, n=name,
-                        st=status, i=_text(inputs), o=_text(outputs))
+                        st=status, i=_text(inputs, redactor=self.redactor),
+                        o=_text(outputs, redactor=self.redactor))
         self.conn.commit()
 
     def finish(self, status: str, verified: str | None, answer: str | None) -> None:
         with self.conn.cursor() as cur:
             cur.execute("UPDATE agent_runs SET status = :s, verified = :v, answer = :a WHERE run_id = :r",
-                        s=status, v=verified, a=(redact(answer) or "")[:4000] or None, r=self.run_id)
+                        s=status, v=verified, a=(self.redactor(answer) or "")[:4000] or None, r=self.run_id)
         self.conn.commit()
 
 

@@ -16,10 +16,11 @@ from typing import Any
 
 import oracledb
 
-from .budget import Budget, BudgetExhausted
+from . import approvals
+from .budget import Budget, BudgetExhausted, budgeted_call
 from .guard import GuardRefused, run_readonly_query
 from .reports import REPORTS
-from .runlog import RunRecorder
+from .runlog import RunRecorder, redact
 from .toolset import check_toolset
 from .verifier import finding_saved
 
@@ -48,8 +49,10 @@ class ScriptedPlanner:
                  repeat_last: bool = False):
         self.script, self.name, self.repeat_last, self.position = list(script), name, repeat_last, 0
 
-    def next_action(self, question: str, observations: list[dict], round: int | None = None) -> list[Call] | Answer:
-        """The action of `round` (the graph passes it, so a resumed run gets the same step), else the next one."""
+    def next_action(self, question: str, observations: list[dict], round: int | None = None,
+                    context: Sequence[str] = ()) -> list[Call] | Answer:
+        """The action of `round` (the graph passes it, so a resumed run gets the same step), else the next one.
+        A script does not read `context` (the graph's assembled memory and passages); a planner may."""
         if round is not None:
             self.position = round
         if self.position >= len(self.script):
@@ -81,11 +84,21 @@ class Harness:
                  allowed: Iterable[str], tools: dict[str, Callable[..., Any]] | None = None,
                  budget: Callable[[], Budget] = Budget,
                  verifier: Callable[[oracledb.Connection, str, str], bool] = finding_saved,
-                 toolset_check: Callable[[Iterable[str], Iterable[str]], Any] = check_toolset):
+                 toolset_check: Callable[[Iterable[str], Iterable[str]], Any] = check_toolset,
+                 call_with_budget: Callable[[Budget, Callable[..., Any], dict], Any] = budgeted_call,
+                 redactor: Callable[[Any], Any] = redact, requires_approval: Iterable[str] = (),
+                 actor: str | None = None, consume: Callable[..., bool] = approvals.consume_approval):
         self.read_conn, self.write_conn = read_conn, write_conn
-        self.verifier = verifier
+        self.verifier, self.call_with_budget, self.redactor = verifier, call_with_budget, redactor
+        #: high-risk tools: each call runs only by consuming a human's approval of exactly that call (H8)
+        self.requires_approval, self.actor, self.consume = frozenset(requires_approval), actor, consume
         self.tools = tools if tools is not None else self.default_tools()
         self.allowed = frozenset(toolset_check(self.tools, allowed))         # refuse to start on any mismatch
+        unknown = self.requires_approval - self.allowed
+        if unknown:
+            raise ValueError(f"tools needing approval must be allowed tools: {sorted(unknown)}")
+        if self.requires_approval:
+            approvals.create_approvals_table(write_conn)
         self.make_budget = budget
 
     def default_tools(self) -> dict[str, Callable[..., Any]]:
@@ -106,7 +119,7 @@ class Harness:
 
     def run(self, question: str, planner: Any, *, thread_id: str = "default") -> RunResult:
         run_id = uuid.uuid4().hex
-        record = RunRecorder(self.write_conn, run_id, thread_id, planner.name)
+        record = RunRecorder(self.write_conn, run_id, thread_id, planner.name, redactor=self.redactor)
         budget = self.make_budget()
         record.event("CONVERSATION", "user", "received", {"text": question})
         observations: list[dict] = []
@@ -141,23 +154,32 @@ class Harness:
     def _call(self, run_id: str, call: Call, budget: Budget, record: RunRecorder) -> dict:
         if call.name not in self.allowed and call.name != "save_finding":
             record.event("TOOL", call.name, "denied", call.arguments, {"reason": "not on the allowlist"})
-            return {"name": call.name, "status": "denied", "output": None}
-        budget.charge_call()
+            return {"name": call.name, "arguments": call.arguments, "status": "denied", "output": None}
+        if call.name in self.requires_approval and not self._approved(run_id, call, record):
+            return {"name": call.name, "arguments": call.arguments, "status": "approval_required", "output": None}
+        tool = (lambda **a: self.save_finding(run_id, **a)) if call.name == "save_finding" else self.tools[call.name]
         try:
-            if call.name == "save_finding":
-                output = self.save_finding(run_id, **call.arguments)
-            else:
-                output = self.tools[call.name](**call.arguments)
-            budget.admit_text(str(output))
+            output = self.call_with_budget(budget, tool, call.arguments)
         except BudgetExhausted:
             record.event("TOOL", call.name, "budget_exhausted", call.arguments)
             raise
         except (GuardRefused, ValueError, TypeError) as error:
             record.event("TOOL", call.name, "invalid", call.arguments, {"error": str(error)})
-            return {"name": call.name, "status": "invalid", "output": None}
+            return {"name": call.name, "arguments": call.arguments, "status": "invalid", "output": None}
         except oracledb.DatabaseError as error:
             status = "denied" if "ORA-01031" in str(error) else "error"
             record.event("TOOL", call.name, status, call.arguments, {"error": str(error).splitlines()[0]})
-            return {"name": call.name, "status": status, "output": None}
+            return {"name": call.name, "arguments": call.arguments, "status": status, "output": None}
         record.event("TOOL", call.name, "success", call.arguments, output)
-        return {"name": call.name, "status": "success", "output": output}
+        return {"name": call.name, "arguments": call.arguments, "status": "success", "output": output}
+
+    def _approved(self, run_id: str, call: Call, record: RunRecorder) -> bool:
+        """Consume the approval of exactly this call for this run and actor; without one, ask for it and refuse."""
+        approval_id = approvals.approval_id_for(run_id, call.name, call.arguments)
+        if self.actor and self.consume(self.write_conn, approval_id, run_id, call.name, call.arguments, self.actor):
+            record.event("APPROVAL", call.name, "consumed", call.arguments, {"approval_id": approval_id})
+            return True
+        approvals.request_approval(self.write_conn, run_id, call.name, call.arguments)
+        record.event("TOOL", call.name, "approval_required", call.arguments,
+                     {"approval_id": approval_id, "approval": approvals.approval_status(self.write_conn, approval_id)})
+        return False
