@@ -25,8 +25,8 @@ import oracledb
 
 from workshop import config, schema
 
-from .framework import (RecordingStore, StoreCall, check, checkpoint, expect, expect_at_most_k, expect_filled,
-                        expect_keys, fail, table_exists)
+from .framework import (RecordingConnection, RecordingStore, StoreCall, check, checkpoint, expect, expect_at_most_k,
+                        expect_bound, expect_filled, expect_keys, expect_queried, fail, table_exists)
 
 NOTEBOOK = "04_knowledge_retrieval.ipynb"
 OVERSAMPLE = 4
@@ -99,9 +99,12 @@ SCAN_HINT = ("One fact per commented table (USER_TAB_COMMENTS) and per commented
 
 
 @contextmanager
-def _probe_table(conn: oracledb.Connection) -> Iterator[tuple[str, dict[str, str]]]:
-    """FINANCE_CKPT_<token>: a commented table with one commented, one uncommented and one commented column."""
-    name = f"FINANCE_CKPT_{_token()}"
+def _probe_table(conn: oracledb.Connection) -> Iterator[tuple[str, dict[str, str], str]]:
+    """FINANCE_CKPT_<token>: a commented table with one commented, one uncommented and one commented column.
+    Beside it two decoys no fact may come from: FINANCE_CKPT_<token>_V, a commented view, and FINANCEX<token>, a
+    commented table with a commented column whose name matches an unescaped LIKE 'FINANCE_%' only."""
+    token = _token()
+    name, view, decoy = f"FINANCE_CKPT_{token}", f"FINANCE_CKPT_{token}_V", f"FINANCEX{token}"
     comments = {"": f"Checkpoint probe table {name}: dropped again by the checkpoint.",
                 "PROBE_AMOUNT": "Probe column with a comment: amount in probe units.",
                 "PROBE_NOTE": "Probe column with a comment: a free-text note."}
@@ -111,24 +114,41 @@ def _probe_table(conn: oracledb.Connection) -> Iterator[tuple[str, dict[str, str
             cur.execute(f"COMMENT ON TABLE {name.lower()} IS '{comments['']}'")
             for column in ("PROBE_AMOUNT", "PROBE_NOTE"):
                 cur.execute(f"COMMENT ON COLUMN {name.lower()}.{column.lower()} IS '{comments[column]}'")
-            yield name, comments
+            cur.execute(f"CREATE TABLE {decoy.lower()} (decoy_amount NUMBER)")
+            cur.execute(f"COMMENT ON TABLE {decoy.lower()} IS 'Checkpoint decoy: not a FINANCE_ table.'")
+            cur.execute(f"COMMENT ON COLUMN {decoy.lower()}.decoy_amount IS 'Checkpoint decoy column.'")
+            cur.execute(f"CREATE VIEW {view.lower()} AS SELECT probe_id FROM {name.lower()}")
+            cur.execute(f"COMMENT ON TABLE {view.lower()} IS 'Checkpoint probe view: a view, not a table.'")
+            yield name, comments, decoy
         finally:
+            for statement in (f"DROP VIEW {view.lower()}", f"DROP TABLE {decoy.lower()} PURGE"):
+                try:
+                    cur.execute(statement)
+                except oracledb.DatabaseError:       # not created: the set-up above failed before it
+                    pass
             cur.execute(f"DROP TABLE {name.lower()} PURGE")
 
 
 @checkpoint("scan the FINANCE schema into facts", hint=SCAN_HINT)
 def check_scan_schema(conn: oracledb.Connection, scan_schema: Callable) -> str:
-    from workshop.knowledge import fact_id
+    from workshop.knowledge import Fact, fact_id
     _expect_function(scan_schema, "scan_schema")
-    with _probe_table(conn) as (probe, probe_comments):
-        facts = scan_schema(conn, "FINANCE")
+    with _probe_table(conn) as (probe, probe_comments, decoy):
+        recorder = RecordingConnection(conn)
+        facts = scan_schema(recorder, "FINANCE")
         expect(facts is not None, "scan_schema returned None", "End the function with `return facts`.")
         facts = list(facts)
         expect(facts, "scan_schema returned no facts", SCAN_HINT)
         for f in facts:
+            expect(isinstance(f, Fact), f"a fact is a {type(f).__name__}, not a Fact: {f!r}"[:160] + " (the next "
+                   "cells read f.kind and f.id, and write_facts stores Fact objects)",
+                   "Build each fact with Fact(kind, subject, body, metadata); it computes its id.")
             for name in ("kind", "subject", "body", "id"):
                 expect(_field(f, name) is not None, f"a fact has no `{name}`: {f!r}",
                        "Build each fact with Fact(kind, subject, body, metadata); it computes its id.")
+        expect_queried(recorder, 'scan_schema(conn, "FINANCE")')
+        expect_bound(recorder, {"prefix": "FINANCE\\_%"}, 'scan_schema(conn, "FINANCE")',
+                     "Bind the LIKE pattern: table_name LIKE :prefix ESCAPE '\\' with cur.execute(sql, prefix=prefix).")
         kinds = {_field(f, "kind") for f in facts}
         expect(kinds <= {"table", "column"}, f"unexpected fact kinds {sorted(kinds - {'table', 'column'})}; "
                "expected 'table' and 'column'")
@@ -138,6 +158,10 @@ def check_scan_schema(conn: oracledb.Connection, scan_schema: Callable) -> str:
         prefixed = [s for s in subjects if str(s).startswith("FINANCE.FINANCE_")]
         expect(not prefixed, f"subjects keep the table prefix, e.g. {prefixed[0]!r}" if prefixed else "",
                "The subject names the logical schema: FINANCE.LOANS.RATE_BP, not FINANCE.FINANCE_LOANS.RATE_BP.")
+        from_decoy = [str(s) for s in subjects if str(s).startswith(f"FINANCE.{decoy[len('FINANCEX'):]}")]
+        expect(not from_decoy, f"facts from {decoy}, which is not a FINANCE_ table: {from_decoy[:2]}",
+               "In LIKE, _ matches any one character: bind the provided pattern (FINANCE\\_%) with ESCAPE '\\', "
+               "table_name LIKE :prefix ESCAPE '\\'.")
         # every commented FINANCE table (the probe included: the scan must read the dictionary, not a list)
         commented = [t for t, in _rows(conn, "SELECT table_name FROM user_tab_comments WHERE table_type = 'TABLE' "
                                              "AND table_name LIKE 'FINANCE\\_%' ESCAPE '\\' AND comments IS NOT NULL "
@@ -178,6 +202,25 @@ def check_scan_schema(conn: oracledb.Connection, scan_schema: Callable) -> str:
                    "Put the comment text into the body: f\"Column {subject}: {comment}\".")
         expect(probe_comments["PROBE_NOTE"] in str(_field(by_subject[f"{probe_subject}.PROBE_NOTE"], "body")),
                "a column fact's body does not contain its comment", "The body is the subject and the comment.")
+        commented_columns = {f"FINANCE.{t[len('FINANCE_'):]}.{c}" for t, c in _rows(
+            conn, "SELECT table_name, column_name FROM user_col_comments WHERE table_name LIKE 'FINANCE\\_%' "
+                  "ESCAPE '\\' AND comments IS NOT NULL ORDER BY table_name, column_name")}
+        stray = sorted(str(s) for s, f in by_subject.items() if _field(f, "kind") == "column"
+                       and s not in commented_columns)
+        expect(not stray, f"column facts that are not commented columns of FINANCE tables: {stray[:3]}",
+               "Limit the USER_COL_COMMENTS query like the table query: table_name LIKE :prefix ESCAPE '\\' AND "
+               "comments IS NOT NULL.")
+        lost = sorted(commented_columns - set(by_subject))
+        expect(not lost, f"commented columns without a fact: {lost[:3]}",
+               "Every row of USER_COL_COMMENTS with a comment becomes one column fact.")
+        unnamed = [s for s, f in by_subject.items() if str(s) not in str(_field(f, "body"))]
+        expect(not unnamed, f"the body of {unnamed[0] if unnamed else ''} does not name its subject: a search for "
+               "RATE_BP must find the text RATE_BP", "The body is the subject and the comment: "
+               "f\"Column {subject}: {comment}\".")
+        fetched = recorder.rows_fetched
+        expect(fetched <= len(facts), f"scan_schema fetched {fetched} dictionary rows to make {len(facts)} facts: "
+               "rows were filtered in Python after the query", "Let the database filter: comments IS NOT NULL and "
+               "table_name LIKE :prefix ESCAPE '\\' in the WHERE clauses, so every fetched row is a fact.")
         wrong_ids = [s for s, f in by_subject.items() if _field(f, "id") != fact_id(_field(f, "kind"), s)]
         expect(not wrong_ids, f"fact ids are not kind:subject, e.g. {wrong_ids[:1]}",
                "Let Fact compute the id (do not pass id=...): a re-scan must give the same ids.")

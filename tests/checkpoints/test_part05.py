@@ -61,6 +61,26 @@ OTHER_CORRECT_ANSWERS = [
                                  ("rrf_k=60,", "")]),
     (4, "a ratio cliff", [('rows[i - 1]["rerank_score"] - rows[i]["rerank_score"] > 0.25',
                            'rows[i]["rerank_score"] < 0.5 * rows[i - 1]["rerank_score"]')]),
+    # adversarial review (adv0405)
+    (1, "terms de-duplicated by hand, braces built inline",
+     [("terms = list(dict.fromkeys(entities + expansions))", "terms = entities + [e for e in expansions if e not in entities]"),
+      ('" OR ".join(escape_braces(term) for term in terms)', '"{" + "} OR {".join(t.replace("}", "}}") for t in terms) + "}"')]),
+    (2, "tables still unprotected, from one query",
+     [("""        cur.execute("SELECT object_name FROM user_policies WHERE policy_name = 'TENANT_ISOLATION' ORDER BY object_name")
+        protected = {row[0] for row in cur.fetchall()}""",
+       """        cur.execute("SELECT table_name FROM user_tab_columns WHERE column_name = 'TENANT_ID' AND table_name NOT IN "
+                    "(SELECT object_name FROM user_policies WHERE policy_name = 'TENANT_ISOLATION')")
+        protected = set(tables) - {row[0] for row in cur.fetchall()}""")]),
+    (3, "pools fused with UNION ALL and GROUP BY",
+     [("""      SELECT COALESCE(v.id, l.id) AS id, v.vec_rank, l.lex_rank,
+             COALESCE(1 / (:rrf_k + v.vec_rank), 0) + COALESCE(1 / (:rrf_k + l.lex_rank), 0) AS rrf_score
+        FROM vec_pool v FULL OUTER JOIN lex_pool l ON l.id = v.id),""",
+       """      SELECT id, MAX(vec_rank) AS vec_rank, MAX(lex_rank) AS lex_rank, SUM(1 / (:rrf_k + r)) AS rrf_score
+        FROM (SELECT id, vec_rank, NULL AS lex_rank, vec_rank AS r FROM vec_pool
+              UNION ALL SELECT id, NULL, lex_rank, lex_rank FROM lex_pool)
+       GROUP BY id),""")]),
+    (4, "visit order from a sort key", [("visit = sorted(best.values()) + [i for i in visit if i not in best.values()]",
+                                         "firsts = set(best.values())\n        visit = sorted(visit, key=lambda i: (i not in firsts, i))")]),
 ]
 
 
@@ -124,6 +144,63 @@ WRONG_ANSWERS = [
      "over the budget"),
     (4, "no cliff", [("> 0.25:", "> 99:")], "below a score cliff"),
     (4, "diversity order returned", [("for i in sorted(kept)]", "for i in kept]")], "not in rerank order"),
+    # adversarial review (adv0405)
+    # TODO 1
+    (1, "a fixed token budget", [("TOKEN_BUDGETS[intent]", 'TOKEN_BUDGETS["lookup"]')], "token_budget is 600"),
+    (1, "collections left out", [("choose_collections(question)", '["runbooks"]')], "collections"),
+    (1, "terms joined with AND", [('" OR ".join(escape_braces(term) for term in terms)',
+                                   '" AND ".join(escape_braces(term) for term in terms)')], "joins its terms with AND"),
+    (1, "the question left out of the plan", [('{"question": question, "entities"', '{"entities"')], "question"),
+    (1, "every word of the question as the fallback",
+     [('keyword_terms(question, "or")', '" OR ".join("{" + w + "}" for w in question.rstrip("?").split())')],
+     "not content words"),
+    # TODO 2
+    (2, "a hard-coded list of tables",
+     [("""        cur.execute("SELECT table_name FROM user_tab_columns WHERE column_name = 'TENANT_ID' ORDER BY table_name")
+        tables = [row[0] for row in cur.fetchall()]""",
+       """        tables = ["KNOWLEDGE_BASE_CHUNK", "KNOWLEDGE_BASE_DOCUMENT"]""")], "has tenant_id but no policy"),
+    (2, "the table name formatted into the PL/SQL",
+     [("cur.execute(security.ADD_POLICY_SQL, table_name=table)",
+       "cur.execute(security.ADD_POLICY_SQL.replace(':table_name', f\"'{table}'\"))")],
+     "into the SQL text instead of binding"),
+    (2, "nothing returned", [("    return tables\n", "")], "returned None"),
+    (2, "SELECT statements only",
+     [("cur.execute(security.ADD_POLICY_SQL,",
+       "cur.execute(security.ADD_POLICY_SQL.replace(\"'SELECT,INSERT,UPDATE,DELETE'\", \"'SELECT'\"),")],
+     "inserted a globex document"),
+    # TODO 3
+    (3, "the ranks left out of the result", [("           k.vec_rank, k.lex_rank, k.rrf_score,", "           k.rrf_score,")],
+     "vec_rank"),
+    (3, "top_k formatted into the SQL", [("FETCH FIRST :top_k ROWS ONLY)", "FETCH FIRST {top_k} ROWS ONLY)"),
+                                         ("\n                 top_k=top_k)", ")")], "top_k=40 into the SQL text"),
+    (3, "collections formatted into the SQL",
+     [("collection_list, binds = collection_binds(plan[\"collections\"])",
+       "binds = {}\n    collection_list = ', '.join(\"'\" + c + \"'\" for c in plan[\"collections\"])")],
+     "into the SQL text instead of binding"),
+    (3, "no COALESCE around the reciprocal ranks",
+     [("COALESCE(1 / (:rrf_k + v.vec_rank), 0) + COALESCE(1 / (:rrf_k + l.lex_rank), 0)",
+       "1 / (:rrf_k + v.vec_rank) + 1 / (:rrf_k + l.lex_rank)")], "rrf_score"),
+    (3, "user_id OR without parentheses",
+     [("AND (d.user_id IS NULL OR d.user_id = :user_id)", "AND d.user_id IS NULL OR d.user_id = :user_id")],
+     "superseded or deleted"),
+    (3, "an unlimited lexical pool", [("ORDER BY SCORE(1) DESC, c.id FETCH FIRST :pool_size ROWS ONLY)",
+                                       "ORDER BY SCORE(1) DESC, c.id)")], "differ"),
+    # TODO 4
+    (4, "the cliff measured from the top score",
+     [('rows[i - 1]["rerank_score"] - rows[i]["rerank_score"] > 0.25', 'rows[0]["rerank_score"] - rows[i]["rerank_score"] > 0.25')],
+     "gentle slope"),
+    (4, "stops at the first row that does not fit",
+     [("""            dropped.append((row["id"], "over budget"))""",
+       """            dropped.append((row["id"], "over budget"))
+            break""")], "does not fit whole"),
+    (4, "one row per source only", [("visit = sorted(best.values()) + [i for i in visit if i not in best.values()]",
+                                     "visit = sorted(best.values())")], "budget left"),
+    (4, "a report without kept and tokens",
+     [('return working_set, {"kept": [row["id"] for row in working_set], "dropped": dropped, "tokens": used}',
+       'return working_set, {"dropped": dropped}')], "report"),
+    (4, "rows without their token counts",
+     [("working_set = [dict(eligible[i], tokens=estimate_tokens(eligible[i][\"content\"])) for i in sorted(kept)]",
+       "working_set = [eligible[i] for i in sorted(kept)]")], "tokens"),
 ]
 
 
