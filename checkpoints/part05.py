@@ -16,6 +16,7 @@ tenant as it found it and rolls back what it wrote.
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Callable, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -66,6 +67,8 @@ def _terms(expression: str) -> list[str]:
         position = m.end()
         joiner = re.match(r"\s+(OR|ACCUM|AND)\s+", expression[position:])
         if joiner:
+            expect(joiner.group(1) != "AND", f"lex_query {expression!r} joins its terms with AND: only chunks that "
+                   "contain every term would match, and the lexical pool comes back (nearly) empty", PLAN_HINT)
             position += joiner.end()
         elif position < len(expression):
             fail(f"lex_query {expression!r}: expected OR between braced terms at {expression[position:][:25]!r}",
@@ -86,8 +89,11 @@ def _runs_in_contains(conn: oracledb.Connection, expression: str, question: str)
 def check_understand_query(conn: oracledb.Connection, understand_query: Callable[[str], dict]) -> str:
     plan = understand_query(QUESTION)
     expect(isinstance(plan, Mapping), f"understand_query returned {type(plan).__name__}, expected a dict")
-    expect_keys(plan, ["entities", "expansions", "intent", "collections", "token_budget", "diversify_by",
+    expect_keys(plan, ["question", "entities", "expansions", "intent", "collections", "token_budget", "diversify_by",
                        "lex_query"], what="plan")
+    expect(plan["question"] == QUESTION, f"plan['question'] is {plan['question']!r}, expected the question itself "
+           "(stages 3-5 bind it as :query)", "\"question\": question in the plan.")
+    reference = reference_plan(QUESTION)
     entities = [e.lower() for e in plan["entities"]]
     for name in ("rolling summaries", "memkeeper"):
         expect(name in entities, f"the plan of the running question lacks the entity {name!r} (has {plan['entities']})",
@@ -101,6 +107,12 @@ def check_understand_query(conn: oracledb.Connection, understand_query: Callable
            "A comparison needs passages from several sources: diversify_by='document_id'.")
     expect(isinstance(plan["token_budget"], int) and plan["token_budget"] > 0,
            f"token_budget is {plan['token_budget']!r}, expected a positive int", "TOKEN_BUDGETS[intent].")
+    expect(plan["token_budget"] == reference["token_budget"],
+           f"token_budget is {plan['token_budget']!r} for a {plan['intent']}, expected {reference['token_budget']} "
+           f"(TOKEN_BUDGETS[{plan['intent']!r}]): stage 6 budgets the context by it", "TOKEN_BUDGETS[intent].")
+    expect(sorted(plan["collections"] or []) == sorted(reference["collections"]),
+           f"collections is {plan['collections']!r}, expected {reference['collections']} "
+           "(choose_collections(question)): the search reads only these collections", "choose_collections(question).")
     terms = [t.lower() for t in _terms(plan["lex_query"])]
     expect({"rolling summaries", "memkeeper"} <= set(terms) and any(e.lower() in terms for e in plan["expansions"]),
            f"lex_query {plan['lex_query']!r} does not hold the entities and the expansions", PLAN_HINT)
@@ -115,6 +127,10 @@ def check_understand_query(conn: oracledb.Connection, understand_query: Callable
            f"the fallback {plain['lex_query']!r} has words that are not in the question", PLAN_HINT)
     _runs_in_contains(conn, plain["lex_query"], PLAIN_QUESTION)
     expect(plain["diversify_by"] is None, f"diversify_by is {plain['diversify_by']!r} for a lookup, expected None")
+    expect(sorted(plain.get("collections") or []) == sorted(reference_plan(PLAIN_QUESTION)["collections"]),
+           f"collections of {PLAIN_QUESTION!r} is {plain.get('collections')!r}, expected "
+           f"{reference_plan(PLAIN_QUESTION)['collections']} (choose_collections(question))",
+           "choose_collections(question).")
 
     quoted = understand_query(QUOTED_QUESTION)["lex_query"]
     expect("{odd}}name}" in quoted, f"the quoted entity odd}}name came out as {quoted!r}: a '}}' inside a term must be "
@@ -151,9 +167,31 @@ def _scalar(conn: oracledb.Connection, sql: str, **binds: Any) -> Any:
         return cur.fetchone()[0]
 
 
+@contextmanager
+def _probe_tenant_table(conn: oracledb.Connection):
+    """CKPT_<token>_NOTES, a new table with a TENANT_ID column (so a hard-coded list of tables is seen), dropped
+    again with its policy."""
+    name = f"CKPT_{uuid.uuid4().hex[:8].upper()}_NOTES"
+    with conn.cursor() as cur:
+        cur.execute(f"CREATE TABLE {name.lower()} (note_id NUMBER, tenant_id VARCHAR2(30))")
+    try:
+        yield name
+    finally:
+        conn.rollback()
+        with conn.cursor() as cur:
+            cur.execute(f"DROP TABLE {name.lower()} PURGE")
+
+
 @checkpoint("a tenant policy on every table with a TENANT_ID", hint=POLICY_HINT)
 def check_protect_tenant_tables(conn: oracledb.Connection, protect_tenant_tables: Callable[[oracledb.Connection], Any]) -> str:
-    protect_tenant_tables(conn)
+    with _probe_tenant_table(conn) as probe:
+        return _check_protect(conn, protect_tenant_tables, probe)
+
+
+def _check_protect(conn: oracledb.Connection, protect_tenant_tables: Callable[[oracledb.Connection], Any],
+                   probe: str) -> str:
+    recorder = RecordingConnection(conn)
+    returned = protect_tenant_tables(recorder)
     try:
         protect_tenant_tables(conn)
     except oracledb.DatabaseError as exc:
@@ -165,7 +203,18 @@ def check_protect_tenant_tables(conn: oracledb.Connection, protect_tenant_tables
     expect(tenant_tables, "no table has a TENANT_ID column: run the knowledge-base cell first")
     protected = _policy_tables(conn)
     for table in tenant_tables:
-        expect(table in protected, f"{table} has tenant_id but no policy (your loop matched only %_MEMORY?)")
+        if table != probe:
+            expect(table in protected, f"{table} has tenant_id but no policy (your loop matched only %_MEMORY?)")
+    expect(probe in protected, f"the checkpoint's new table {probe}, which has a TENANT_ID column, got no policy: "
+           "a fixed list of table names misses every table added later",
+           "Ask the dictionary: SELECT table_name FROM user_tab_columns WHERE column_name = 'TENANT_ID'.")
+    expect_bound(recorder, {"table_name": probe}, "protect_tenant_tables(conn)",
+                 "Bind the table name: cur.execute(security.ADD_POLICY_SQL, table_name=table).")
+    expect(returned is not None, "protect_tenant_tables returned None, expected the tables it protects",
+           "End the function with `return tables`.")
+    returned = [str(t).upper() for t in returned]
+    expect(sorted(returned) == tenant_tables, f"protect_tenant_tables returned {sorted(returned)}, expected every "
+           f"table with a TENANT_ID column: {tenant_tables}", "Return the list of tables the loop visited.")
     for table in ("KNOWLEDGE_BASE_DOCUMENT", "KNOWLEDGE_BASE_CHUNK"):
         with _tenant(conn, TENANT):
             leaked = _scalar(conn, f"SELECT COUNT(*) FROM {table} WHERE tenant_id <> :t", t=TENANT)
@@ -187,7 +236,8 @@ def check_protect_tenant_tables(conn: oracledb.Connection, protect_tenant_tables
         else:
             fail("acme's session inserted a globex document: the policy has no update_check",
                  "Add the policy with statement_types => 'SELECT,INSERT,UPDATE,DELETE' and update_check => TRUE.")
-    return f"{len(tenant_tables)} tables protected; no rows cross tenants; ORA-28115 on a cross-tenant insert"
+    return (f"{len(tenant_tables) - 1} tables protected (and the checkpoint's new one); no rows cross tenants; "
+            "ORA-28115 on a cross-tenant insert")
 
 
 # --------------------------------------------------------------------------- TODO 3

@@ -62,6 +62,10 @@ OTHER_CORRECT_ANSWERS = [
     (4, "a ratio cliff", [('rows[i - 1]["rerank_score"] - rows[i]["rerank_score"] > 0.25',
                            'rows[i]["rerank_score"] < 0.5 * rows[i - 1]["rerank_score"]')]),
     # adversarial review (adv0405)
+    # stopwords in braces are dropped by the lexer (Oracle Text's default stoplist), so braced question words match
+    # the same chunks as keyword_terms's content words: accepted on purpose
+    (1, "every word of the question, braced, as the fallback",
+     [('keyword_terms(question, "or")', '" OR ".join("{" + w + "}" for w in question.rstrip("?").split())')]),
     (1, "terms de-duplicated by hand, braces built inline",
      [("terms = list(dict.fromkeys(entities + expansions))", "terms = entities + [e for e in expansions if e not in entities]"),
       ('" OR ".join(escape_braces(term) for term in terms)', '"{" + "} OR {".join(t.replace("}", "}}") for t in terms) + "}"')]),
@@ -146,19 +150,16 @@ WRONG_ANSWERS = [
     (4, "diversity order returned", [("for i in sorted(kept)]", "for i in kept]")], "not in rerank order"),
     # adversarial review (adv0405)
     # TODO 1
-    (1, "a fixed token budget", [("TOKEN_BUDGETS[intent]", 'TOKEN_BUDGETS["lookup"]')], "token_budget is 600"),
-    (1, "collections left out", [("choose_collections(question)", '["runbooks"]')], "collections"),
+    (1, "a fixed token budget", [("TOKEN_BUDGETS[intent]", 'TOKEN_BUDGETS["lookup"]')], "token_budget is 600 for a comparison"),
+    (1, "collections left out", [("choose_collections(question)", '["runbooks"]')], "(choose_collections(question))"),
     (1, "terms joined with AND", [('" OR ".join(escape_braces(term) for term in terms)',
                                    '" AND ".join(escape_braces(term) for term in terms)')], "joins its terms with AND"),
-    (1, "the question left out of the plan", [('{"question": question, "entities"', '{"entities"')], "question"),
-    (1, "every word of the question as the fallback",
-     [('keyword_terms(question, "or")', '" OR ".join("{" + w + "}" for w in question.rstrip("?").split())')],
-     "not content words"),
+    (1, "the question left out of the plan", [('{"question": question, "entities"', '{"entities"')], "missing the key(s) ['question']"),
     # TODO 2
     (2, "a hard-coded list of tables",
      [("""        cur.execute("SELECT table_name FROM user_tab_columns WHERE column_name = 'TENANT_ID' ORDER BY table_name")
         tables = [row[0] for row in cur.fetchall()]""",
-       """        tables = ["KNOWLEDGE_BASE_CHUNK", "KNOWLEDGE_BASE_DOCUMENT"]""")], "has tenant_id but no policy"),
+       """        tables = ["KNOWLEDGE_BASE_CHUNK", "KNOWLEDGE_BASE_DOCUMENT"]""")], "a fixed list of table names"),
     (2, "the table name formatted into the PL/SQL",
      [("cur.execute(security.ADD_POLICY_SQL, table_name=table)",
        "cur.execute(security.ADD_POLICY_SQL.replace(':table_name', f\"'{table}'\"))")],
