@@ -322,31 +322,35 @@ def check_sync_knowledge(conn: oracledb.Connection, sync_knowledge: Callable) ->
                f"a re-run with nothing changed reported {second}, expected 5 unchanged")
 
         changed = facts[4].replace(body=facts[4].body + " Raised to 750 units.")
-        kept = [facts[0], facts[1], facts[3], changed] + facts[5:]          # facts[2] is now stale
+        invalidated = facts[1].replace(valid=False)                         # still passed in, no longer publishable
+        kept = [facts[0], invalidated, facts[3], changed] + facts[5:]       # facts[2] is now stale
         store.calls.clear()
         third = _report(sync_knowledge(conn, store, kept), "sync after a change")
         held = rows()
         expect(facts[2].id not in [r[0] for r in held], "a fact that is no longer wanted is still in the store "
                "(stale rows are not deleted)", "Delete the stored ids that are not among the wanted facts: "
                "store.delete(stale_ids).")
+        expect(invalidated.id not in [r[0] for r in held], "a fact that was invalidated (valid=False, still in the "
+               "facts passed in) is still in the store", "Stale means: held by the store but not among the wanted "
+               "(publishable) facts, so compare the stored ids with `wanted`, not with every fact passed in.")
         texts = {r[0]: r[2] for r in held}
         expect(texts.get(changed.id) == changed.body, "a changed fact still has its old text in the store",
                "Facts whose fingerprint differs from the stored one must be written again (add_texts with the "
                "same id updates the row).")
-        expect(third == {"inserted": 0, "updated": 1, "deleted": 1, "unchanged": 3},
-               f"after changing one fact and dropping another the sync reported {third}, expected "
-               "1 updated, 1 deleted, 3 unchanged")
+        expect(third == {"inserted": 0, "updated": 1, "deleted": 2, "unchanged": 2},
+               f"after changing one fact, dropping one and invalidating one the sync reported {third}, expected "
+               "1 updated, 2 deleted, 2 unchanged")
         written = sum(n for method, n in _writes(store) if method != "delete")
         expect(written == 1, f"the sync re-wrote {written} facts to update 1", "Write only new or changed facts.")
 
         store.calls.clear()
         fourth = _report(sync_knowledge(conn, store, kept), "third sync")
-        expect(not _writes(store) and fourth == {"inserted": 0, "updated": 0, "deleted": 0, "unchanged": 4},
+        expect(not _writes(store) and fourth == {"inserted": 0, "updated": 0, "deleted": 0, "unchanged": 3},
                f"a third sync changed something ({fourth}): the sync is not idempotent")
     finally:
         conn.rollback()
         drop_table_purge(conn, table)
-    return "insert 5 → re-run unchanged → 1 updated, 1 deleted → re-run unchanged"
+    return "insert 5 → re-run unchanged → 1 updated, 2 deleted (stale, invalidated) → re-run unchanged"
 
 
 # --------------------------------------------------------------------------- TODO 3: retrieve_knowledge
@@ -363,10 +367,12 @@ class RecordingReranker:
     def __init__(self, rerank: Callable):
         self.rerank = rerank
         self.calls: list[tuple[int, Any]] = []
+        self.subjects: list[list[Any]] = []          # the subjects of each call's candidates
 
     def __call__(self, query, candidates, top_k=5, content_key="body", *args, **kwargs):
         candidates = list(candidates)
         self.calls.append((len(candidates), top_k))
+        self.subjects.append([_field(c, "subject") for c in candidates])
         return self.rerank(query, candidates, top_k, content_key, *args, **kwargs)
 
 
@@ -421,6 +427,15 @@ def check_retrieve_knowledge(conn: oracledb.Connection, retrieve_knowledge: Call
         expect(rerank.calls and rerank.calls[-1][0] == OVERSAMPLE * 5,
                f"rerank received {rerank.calls[-1][0] if rerank.calls else 0} candidates, expected 20",
                "Pass all the oversampled candidates to rerank(...).")
+        nearest = {(d.metadata or {}).get("subject"): float(dist)
+                   for d, dist in store._store.similarity_search_with_score(question, k=OVERSAMPLE * 5)}
+        off = [(h.get("subject"), h.get("distance")) for h in hits
+               if h.get("subject") not in nearest or not isinstance(h.get("distance"), (int, float))
+               or abs(float(h["distance"]) - nearest[h.get("subject")]) > 1e-6]
+        expect(not off, f"the hit {off[0][0] if off else ''} has distance {off[0][1] if off else ''!r}, but the store "
+               f"gives {nearest.get(off[0][0]) if off else ''}: the distance is not the search's own",
+               "similarity_search_with_score returns (document, distance) pairs; the provided line passes each "
+               "distance to to_hit.")
         scores = [h["rerank_score"] for h in hits]
         expect(scores == sorted(scores, reverse=True), "hits are not ordered by rerank_score",
                "Return rerank(...)'s list as it is.")
@@ -442,7 +457,16 @@ def check_retrieve_knowledge(conn: oracledb.Connection, retrieve_knowledge: Call
         expect(probe is not None, "could not find a probe question for the kinds filter (is the store filled?)")
         q, kind, matching = probe
         store.calls.clear()
-        filtered = list(retrieve_knowledge(q, k=5, kinds=[kind]) or [])
+        rerank.subjects.clear()
+        try:
+            filtered = list(retrieve_knowledge(q, k=5, kinds=[kind]) or [])
+        except ValueError as exc:                      # langchain-oracledb rejects a filter it cannot read
+            if "filter" not in str(exc).lower():
+                raise
+            fail(f"kinds=['{kind}']: the store rejected the filter ({exc})",
+                 "flt = {\"kind\": {\"$in\": kinds}} goes into the search: filter=flt.")
+        expect(filtered, f"kinds=['{kind}'] returned no hits although the store holds {kind} facts: the filter "
+               "matches no row", "Filter on the metadata key `kind`: filter=flt, flt = {\"kind\": {\"$in\": kinds}}.")
         other = sorted({h.get("kind") for h in filtered if h.get("kind") != kind})
         expect(not other, f"kinds=['{kind}'] returned hits of kind {other}: the kinds filter is ignored",
                "flt = {\"kind\": {\"$in\": kinds}} goes into the search: filter=flt.")
@@ -454,6 +478,7 @@ def check_retrieve_knowledge(conn: oracledb.Connection, retrieve_knowledge: Call
 
         unsplit = ("kinds='table,column' (a comma-separated string) is not split into a list",
                    "Keep the provided lines that split a string of kinds.")
+        rerank.subjects.clear()
         try:
             both = list(retrieve_knowledge(q, k=4, kinds="table,column") or [])
         except ValueError as exc:                      # langchain-oracledb: "$in ... must be a non-empty list"
@@ -461,4 +486,10 @@ def check_retrieve_knowledge(conn: oracledb.Connection, retrieve_knowledge: Call
                 raise
             fail(*unsplit)
         expect(both and {h.get("kind") for h in both} <= {"table", "column"}, *unsplit)
+        wanted = {(d.metadata or {}).get("subject") for d, _ in store._store.similarity_search_with_score(
+            q, k=OVERSAMPLE * 4, filter={"kind": {"$in": ["table", "column"]}})}
+        got = set(rerank.subjects[-1]) if rerank.subjects else set()
+        expect(got == wanted, f"kinds='table,column' reranked {len(got)} candidates that are not the 16 nearest table "
+               f"and column facts (e.g. missing {sorted(map(str, wanted - got))[:2]}): the filter must ask for every "
+               "kind in kinds", "flt = {\"kind\": {\"$in\": kinds}}: $in, with the whole list.")
     return f"k*4 = 20 candidates, reranked to 5; kinds filter inside the search ({kind}: 5 of 5)"

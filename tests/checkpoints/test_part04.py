@@ -289,15 +289,17 @@ WRONG_ANSWERS = [
 """, "")], "is not split into a list"),
     # adversarial review (adv0405): TODO 3
     (3, "only the first kind ($eq)", [("k=k * 4, filter=flt)", 'k=k * 4, filter={"kind": kinds[0]} if kinds else None)')],
-     "kinds='table,column'"),
+     "the filter must ask for every kind in kinds"),
     (3, "a filter on a key the metadata lacks", [("k=k * 4, filter=flt)",
                                                   'k=k * 4, filter={"kinds": {"$in": kinds}} if kinds else None)')],
-     "no hits"),
+     "the filter matches no row"),
     (3, "no scores (distance 0)",
      [("hits = knowledge_vs.similarity_search_with_score(query, k=k * 4, filter=flt)",
-       "hits = [(d, 0.0) for d in knowledge_vs.similarity_search(query, k=k * 4, filter=flt)]")], "distance"),
+       "hits = [(d, 0.0) for d in knowledge_vs.similarity_search(query, k=k * 4, filter=flt)]")],
+     "the distance is not the search's own"),
     (3, "the kinds list as the filter value", [("k=k * 4, filter=flt)",
-                                                'k=k * 4, filter={"kind": kinds} if kinds else None)')], "kinds"),
+                                                'k=k * 4, filter={"kind": kinds} if kinds else None)')],
+     "the store rejected the filter"),
 ]
 
 
