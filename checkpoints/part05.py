@@ -39,8 +39,8 @@ NOTEBOOK = "05_hybrid_pipeline.ipynb"
 PLAIN_QUESTION = "where do models attend least within a long context?"
 NEAR_QUESTION = "Which runbook says what to do near midnight and NOT during the purge?"
 QUOTED_QUESTION = 'What does the "odd}name" runbook say about retention?'
-ROW_KEYS = ("id", "content", "chunk_index", "metadata", "document_id", "title", "source_uri", "version", "rrf_score",
-            "rerank_score")
+ROW_KEYS = ("id", "content", "chunk_index", "metadata", "document_id", "title", "source_uri", "version", "vec_rank",
+            "lex_rank", "rrf_score", "rerank_score")     # the results cell shows vec_rank and lex_rank
 SECOND_QUESTION = "How does the memkeeper summariser alert MK-4012 relate to rolling summaries?"
 
 PLAN_HINT = ("Braces around every term: ' OR '.join(escape_braces(t) for t in entities + expansions); with no terms "
@@ -297,7 +297,14 @@ def _check_search(conn: oracledb.Connection, search: Callable[..., Any], questio
     queries = recorder.queries()
     expect(len(queries) == 1, f"{call} ran {len(queries)} queries, expected one statement for stages 3-5",
            "Pools, fusion and rerank belong in ONE statement (WITH vec_pool, lex_pool, fused, candidates SELECT ...).")
-    expect_bound(recorder, {"query": plan["question"], "lex_query": plan["lex_query"], "user_id": user_id}, call)
+    expect_bound(recorder, {"query": plan["question"], "lex_query": plan["lex_query"], "user_id": user_id,
+                            "top_k": top_k}, call)
+    expect_bound(recorder, {"collection": c for c in plan["collections"][:1]}, call,
+                 "collection_binds(plan['collections']) gives the IN list of bind names (:c0, :c1, ...) and their "
+                 "values: put the list into the SQL and the values into the binds.")
+    unlimited = _unlimited_lexical_pools(queries[0].sql)
+    expect(not unlimited, f"{call}: the lexical pool has no row limit, so it ranks every matching chunk",
+           "End lex_pool with ORDER BY SCORE(1) DESC, c.id FETCH FIRST :pool_size ROWS ONLY, like vec_pool.")
     bound = set(map(str, queries[0].bind_values()))
     for value, what in ((plan["question"], "the question"), (plan["lex_query"], "the lexical expression"),
                         (user_id, "the user id")):
@@ -306,7 +313,13 @@ def _check_search(conn: oracledb.Connection, search: Callable[..., Any], questio
     expect(len(rows) <= top_k, f"{call} returned {len(rows)} rows, expected at most {top_k}",
            "FETCH FIRST :top_k ROWS ONLY in the candidates CTE.")
     expect(rows, f"{call} returned no rows")
-    expect_keys(rows, list(ROW_KEYS), what="row")
+    expect_keys(rows, list(ROW_KEYS), what="row", hint="Select every column the next cells read: c.id, c.content, "
+                "c.chunk_index, c.metadata, d.id AS document_id, d.title, d.source_uri, d.version, k.vec_rank, "
+                "k.lex_rank, k.rrf_score and the rerank_score.")
+    nulls = [r["id"] for r in rows if r["rrf_score"] is None]
+    expect(not nulls, f"{call}: rrf_score is NULL for {len(nulls)} rows (e.g. {nulls[:2]}), the chunks only one pool "
+           "found: 1 / (60 + NULL) is NULL, and NULL + x is NULL", "COALESCE(1 / (:rrf_k + v.vec_rank), 0) + "
+           "COALESCE(1 / (:rrf_k + l.lex_rank), 0).")
     scores = [r["rerank_score"] for r in rows]
     expect(all(a >= b for a, b in zip(scores, scores[1:])), f"{call}: rows are not ordered by rerank_score DESC",
            "ORDER BY rerank_score DESC (ties by the fused score and id).")
@@ -362,6 +375,32 @@ def _check_search(conn: oracledb.Connection, search: Callable[..., Any], questio
             fail(f"{call}: rerank_score of {r['id']} is {score:.4f}, PREDICTION with the title gives "
                  f"{titled[r['id']]:.4f}", SEARCH_HINT)
     return len(rows)
+
+
+def _unlimited_lexical_pools(sql: str) -> list[str]:
+    """The SELECTs that filter with CONTAINS and have no row limit, neither their own nor an enclosing one in the
+    same CTE (read with sqlglot, the engine's dialect)."""
+    from sqlglot import exp
+
+    from .framework.sql import parse
+    try:
+        tree = parse(sql)
+    except ValueError:
+        return []
+    unlimited = []
+    for select in tree.find_all(exp.Select):
+        where = select.args.get("where")
+        if where is None or where.find(exp.Contains) is None:
+            continue
+        node, limited = select, False
+        while node is not None and not isinstance(node, exp.CTE):
+            if isinstance(node, exp.Select) and node.args.get("limit") is not None:
+                limited = True
+                break
+            node = node.parent
+        if not limited:
+            unlimited.append(select.sql())
+    return unlimited
 
 
 def _distinct_lexical_ranks(rows: list[dict], vec_part: dict[str, float], lexical: list[tuple[str, int]]) -> bool:

@@ -136,7 +136,7 @@ WRONG_ANSWERS = [
     (3, "the question formatted into the SQL", [("USING :query AS data", "USING '{plan['question']}' AS data")],
      "into the SQL text instead of binding"),
     (3, "a hard-coded 40", [("FETCH FIRST :top_k ROWS ONLY)", "FETCH FIRST 40 ROWS ONLY)"),
-                            ("\n                 top_k=top_k)", ")")], "expected at most 12"),
+                            ("\n                 top_k=top_k)", ")")], "writes top_k=40 into the SQL text"),
     (3, "fusion in Python", [("""    with conn.cursor() as cur:
         cur.execute(sql, binds)
         return fetch_dicts(cur)""", """    from workshop.pipeline.search import polyglot_search
@@ -171,7 +171,7 @@ WRONG_ANSWERS = [
      "inserted a globex document"),
     # TODO 3
     (3, "the ranks left out of the result", [("           k.vec_rank, k.lex_rank, k.rrf_score,", "           k.rrf_score,")],
-     "vec_rank"),
+     "missing the key(s) ['vec_rank', 'lex_rank']"),
     (3, "top_k formatted into the SQL", [("FETCH FIRST :top_k ROWS ONLY)", "FETCH FIRST {top_k} ROWS ONLY)"),
                                          ("\n                 top_k=top_k)", ")")], "top_k=40 into the SQL text"),
     (3, "collections formatted into the SQL",
@@ -180,12 +180,12 @@ WRONG_ANSWERS = [
      "into the SQL text instead of binding"),
     (3, "no COALESCE around the reciprocal ranks",
      [("COALESCE(1 / (:rrf_k + v.vec_rank), 0) + COALESCE(1 / (:rrf_k + l.lex_rank), 0)",
-       "1 / (:rrf_k + v.vec_rank) + 1 / (:rrf_k + l.lex_rank)")], "rrf_score"),
+       "1 / (:rrf_k + v.vec_rank) + 1 / (:rrf_k + l.lex_rank)")], "rrf_score is NULL"),
     (3, "user_id OR without parentheses",
      [("AND (d.user_id IS NULL OR d.user_id = :user_id)", "AND d.user_id IS NULL OR d.user_id = :user_id")],
-     "superseded or deleted"),
+     "bibliography chunk"),
     (3, "an unlimited lexical pool", [("ORDER BY SCORE(1) DESC, c.id FETCH FIRST :pool_size ROWS ONLY)",
-                                       "ORDER BY SCORE(1) DESC, c.id)")], "differ"),
+                                       "ORDER BY SCORE(1) DESC, c.id)")], "the lexical pool has no row limit"),
     # TODO 4
     (4, "the cliff measured from the top score",
      [('rows[i - 1]["rerank_score"] - rows[i]["rerank_score"] > 0.25', 'rows[0]["rerank_score"] - rows[i]["rerank_score"] > 0.25')],
