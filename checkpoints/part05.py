@@ -472,6 +472,18 @@ def check_budget_context(conn: oracledb.Connection, budget_context: Callable[...
     expect(got == sorted(got, key=order.index), f"the working set {got} is not in rerank order",
            "Return the kept rows in the order of the reranked list.")
     expect(isinstance(report, Mapping) and "dropped" in report, "the report lacks 'dropped' (what was left out and why)")
+    expect("A2" in got, f"the comparison fixture kept {got} with budget left for A2: after each source's best row, go "
+           "on with the other rows in rerank order", "Diversity orders the walk (each source's best row first, then "
+           "the rest); it does not drop the rest.")
+    expect_keys(report, ["kept", "dropped", "tokens"], what="report",
+                hint="The next cell prints report['tokens'] and len(report['dropped']): return {\"kept\": [ids], "
+                     "\"dropped\": [(id, reason), ...], \"tokens\": n}.")
+    expect(list(report["kept"]) == got and report["tokens"] == total,
+           f"the report says kept {report['kept']} and tokens {report['tokens']!r}, the working set is {got} with "
+           f"{total} tokens", "Build the report from the working set you return.")
+    untold = [r["id"] for r in working_set if r.get("tokens") != estimate_tokens(r["content"])]
+    expect(not untold, f"the rows {untold[:3]} carry no (or a wrong) 'tokens' count: the next cell shows each row's "
+           "tokens", "dict(row, tokens=estimate_tokens(row['content'])) for each kept row.")
 
     twin_text = _text("gamma", 60)
     duplicates = [_row("G1", "DOC-G", 0.95, twin_text), _row("G2", "DOC-H", 0.94, twin_text + " again"),
@@ -489,4 +501,18 @@ def check_budget_context(conn: oracledb.Connection, budget_context: Callable[...
     expect({"C1", "C2", "C3"} <= ids, f"the cliff fixture kept {sorted(ids)}, expected C1-C3 (above the cliff)")
     expect(not ids & {"C4", "C5"}, "rows below a score cliff (0.88 -> 0.06) were kept although budget was left",
            "Stop at the first big drop in score: more tokens of bad context are just more expensive.")
-    return "budget kept, both sources, no duplicate, nothing after the cliff, rerank order"
+    slope = [_row(f"S{n}", f"DOC-S{n}", 0.90 - n * 0.10, _text(f"s{n}w", 20)) for n in range(6)]
+    working_set, _ = _kept(budget_context(slope, max_tokens=10_000, diversify_by=None), "slope fixture")
+    ids = [r["id"] for r in working_set]
+    expect(ids == [r["id"] for r in slope], f"a gentle slope of scores (0.90, 0.80, ..., 0.40: each drop 0.10) kept "
+           f"only {ids}: no drop between neighbours is a cliff", "A cliff is a drop between two neighbours "
+           "(rows[i - 1] to rows[i]), not the distance from the top score.")
+
+    fits = [_row("F1", "DOC-K", 0.90, _text("f1w", 30)), _row("F2", "DOC-L", 0.89, _text("f2w", 300)),
+            _row("F3", "DOC-M", 0.88, _text("f3w", 30))]
+    room = estimate_tokens(fits[0]["content"]) + estimate_tokens(fits[2]["content"]) + 5
+    working_set, _ = _kept(budget_context(fits, max_tokens=room, diversify_by=None), "fit fixture")
+    ids = [r["id"] for r in working_set]
+    expect(ids == ["F1", "F3"], f"with room for F1 and F3 but not F2 the working set is {ids}: a row that does not "
+           "fit whole is skipped, and the walk goes on to the rows after it", "Skip it (continue), do not stop (break).")
+    return "budget kept, both sources, no duplicate, nothing after the cliff, rerank order, a row too big skipped"

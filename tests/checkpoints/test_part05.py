@@ -189,19 +189,19 @@ WRONG_ANSWERS = [
     # TODO 4
     (4, "the cliff measured from the top score",
      [('rows[i - 1]["rerank_score"] - rows[i]["rerank_score"] > 0.25', 'rows[0]["rerank_score"] - rows[i]["rerank_score"] > 0.25')],
-     "gentle slope"),
+     "no drop between neighbours is a cliff"),
     (4, "stops at the first row that does not fit",
      [("""            dropped.append((row["id"], "over budget"))""",
        """            dropped.append((row["id"], "over budget"))
-            break""")], "does not fit whole"),
+            break""")], "the walk goes on"),
     (4, "one row per source only", [("visit = sorted(best.values()) + [i for i in visit if i not in best.values()]",
-                                     "visit = sorted(best.values())")], "budget left"),
+                                     "visit = sorted(best.values())")], "with budget left for A2"),
     (4, "a report without kept and tokens",
      [('return working_set, {"kept": [row["id"] for row in working_set], "dropped": dropped, "tokens": used}',
-       'return working_set, {"dropped": dropped}')], "report"),
+       'return working_set, {"dropped": dropped}')], "missing the key(s) ['kept', 'tokens']"),
     (4, "rows without their token counts",
      [("working_set = [dict(eligible[i], tokens=estimate_tokens(eligible[i][\"content\"])) for i in sorted(kept)]",
-       "working_set = [eligible[i] for i in sorted(kept)]")], "tokens"),
+       "working_set = [eligible[i] for i in sorted(kept)]")], "carry no (or a wrong) 'tokens' count"),
 ]
 
 
