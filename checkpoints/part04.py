@@ -300,6 +300,11 @@ def check_sync_knowledge(conn: oracledb.Connection, sync_knowledge: Callable) ->
                "Publish only facts with f.publishable (valid, kind table/column/policy).")
         expect(facts[5].id not in ids, "the store holds an invalid fact (valid=False)",
                "Publish only facts with f.publishable.")
+        bodies = {f.id: f.body for f in publishable}
+        wrong_text = [(i, t) for i, _, t in held if i in bodies and t != bodies[i]]
+        expect(not wrong_text, f"the store row of {wrong_text[0][0] if wrong_text else ''} holds "
+               f"{(wrong_text[0][1] if wrong_text else '')!r} instead of the fact's body",
+               "Embed the body: store.add_texts([f.body for f in ...], ...).")
         expect(sorted(ids) == want_ids, f"after the first sync the store holds {len(ids)} rows with ids "
                f"{sorted(set(ids))[:3]}..., expected the {len(want_ids)} publishable fact ids",
                "Pass ids=[f.id for f in ...] to add_texts so every row reuses its fact's id.")

@@ -116,6 +116,9 @@ def check_understand_query(conn: oracledb.Connection, understand_query: Callable
     terms = [t.lower() for t in _terms(plan["lex_query"])]
     expect({"rolling summaries", "memkeeper"} <= set(terms) and any(e.lower() in terms for e in plan["expansions"]),
            f"lex_query {plan['lex_query']!r} does not hold the entities and the expansions", PLAN_HINT)
+    left_out = [t for t in list(plan["entities"]) + list(plan["expansions"]) if t.lower() not in terms]
+    expect(not left_out, f"lex_query leaves out {left_out[:3]} of the plan's entities and expansions: the lexical pool "
+           "then misses the chunks that use only those words", PLAN_HINT)
     _runs_in_contains(conn, plan["lex_query"], QUESTION)
 
     plain = understand_query(PLAIN_QUESTION)

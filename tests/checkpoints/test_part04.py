@@ -300,6 +300,10 @@ WRONG_ANSWERS = [
     (3, "the kinds list as the filter value", [("k=k * 4, filter=flt)",
                                                 'k=k * 4, filter={"kind": kinds} if kinds else None)')],
      "the store rejected the filter"),
+    # adversarial review (adv0405), second round
+    (2, "subjects embedded instead of bodies", [("store.add_texts([f.body for f in new + changed]",
+                                                 "store.add_texts([f.subject for f in new + changed]")],
+     "instead of the fact's body"),
 ]
 
 

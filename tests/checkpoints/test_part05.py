@@ -85,6 +85,8 @@ OTHER_CORRECT_ANSWERS = [
        GROUP BY id),""")]),
     (4, "visit order from a sort key", [("visit = sorted(best.values()) + [i for i in visit if i not in best.values()]",
                                          "firsts = set(best.values())\n        visit = sorted(visit, key=lambda i: (i not in firsts, i))")]),
+    (1, "terms joined with ACCUM (matches the rows OR matches)",
+     [('" OR ".join(escape_braces(term) for term in terms)', '" ACCUM ".join(escape_braces(term) for term in terms)')]),
 ]
 
 
@@ -202,6 +204,15 @@ WRONG_ANSWERS = [
     (4, "rows without their token counts",
      [("working_set = [dict(eligible[i], tokens=estimate_tokens(eligible[i][\"content\"])) for i in sorted(kept)]",
        "working_set = [eligible[i] for i in sorted(kept)]")], "carry no (or a wrong) 'tokens' count"),
+    # adversarial review (adv0405), second round
+    (1, "one of the expansions only", [("terms = list(dict.fromkeys(entities + expansions))",
+                                        "terms = list(dict.fromkeys(entities + expansions[:1]))")],
+     "of the plan's entities and expansions"),
+    (3, "rerank on the lexical expression", [("PREDICTION({RERANKER} USING :query AS first_input",
+                                              "PREDICTION({RERANKER} USING :lex_query AS first_input")], "rerank_score of"),
+    (3, "filters in the lexical pool only", [("       WHERE {scope}\n", "\n")], "are the stage-2 filters in both pools?"),
+    (4, "tokens counted as words", [('row, tokens = eligible[i], estimate_tokens(eligible[i]["content"])',
+                                     'row, tokens = eligible[i], len(eligible[i]["content"].split())')], "over the budget"),
 ]
 
 
