@@ -180,6 +180,23 @@ REBUILD_SYNC = '''    store.delete(list(present)) if present else None
             "unchanged": len([i for i in wanted if present.get(i) == wanted[i].fingerprint])}
 '''
 
+PER_TABLE_SCAN = """    facts = []
+    with conn.cursor() as cur:
+        cur.execute("SELECT table_name FROM user_tables WHERE table_name LIKE :prefix ESCAPE '\\\\' ORDER BY 1",
+                    prefix=prefix)
+        for (table,) in cur.fetchall():
+            cur.execute("SELECT comments FROM user_tab_comments WHERE table_name = :t AND comments IS NOT NULL", t=table)
+            for (comment,) in cur.fetchall():
+                subject = f"{owner}.{table[len(owner) + 1:]}"
+                facts.append(Fact("table", subject, f"Table {subject}: {comment}", {"table": table}))
+            cur.execute("SELECT column_name, comments FROM user_col_comments WHERE table_name = :t "
+                        "AND comments IS NOT NULL ORDER BY column_name", t=table)
+            for column, comment in cur.fetchall():
+                subject = f"{owner}.{table[len(owner) + 1:]}.{column}"
+                facts.append(Fact("column", subject, f"Column {subject}: {comment}", {"table": table, "column": column}))
+    return facts
+"""
+
 
 def _region(todo: int) -> str:
     """The solution region of a TODO's cell (markers included), for variants that replace all of it."""
@@ -329,3 +346,10 @@ def test_todo_3_says_so_when_the_store_has_not_been_prepared(notebook):
     with pytest.raises(CheckpointFailed, match="the notebook has no `rerank` yet"):
         ns = notebook(SOLUTION_CELLS["p04-todo3"])
         part04.check_retrieve_knowledge(ns["conn"], ns["retrieve_knowledge"])
+
+
+def test_a_per_table_scan_is_another_correct_answer(notebook, capsys):
+    """A listing of USER_TABLES, then each table's comments: its listing rows are not comment rows filtered in
+    Python (the check counts only rows read from the comment views)."""
+    run_todo(notebook, 1, variant(1, (_region(1), PER_TABLE_SCAN)))
+    expect_passed(capsys, 1)
