@@ -314,6 +314,8 @@ WRONG_ANSWERS = [
      [("hits = knowledge_vs.similarity_search_with_score(query, k=k * 4, filter=flt)",
        "hits = [(d, 0.0) for d in knowledge_vs.similarity_search(query, k=k * 4, filter=flt)]")],
      "the distance is not the search's own"),
+    (3, "a filter even without kinds", [("k=k * 4, filter=flt)", 'k=k * 4, filter={"kind": {"$in": kinds}})')],
+     "without kinds: the store rejected the filter"),
     (3, "the kinds list as the filter value", [("k=k * 4, filter=flt)",
                                                 'k=k * 4, filter={"kind": kinds} if kinds else None)')],
      "the store rejected the filter"),
