@@ -235,3 +235,7 @@ def test_checkpoints_leave_the_session_and_the_tables_as_found(notebook):
     with conn.cursor() as cur:
         cur.execute("SELECT COUNT(*) FROM knowledge_base_document WHERE id LIKE 'CHK-%'")
         assert cur.fetchone() == (0,)
+        cur.execute("SELECT COUNT(*) FROM user_tables WHERE table_name LIKE 'CKPT\\_%' ESCAPE '\\'")
+        assert cur.fetchone() == (0,)                     # TODO 2's probe table is dropped again
+        cur.execute("SELECT COUNT(*) FROM user_policies WHERE object_name LIKE 'CKPT\\_%' ESCAPE '\\'")
+        assert cur.fetchone() == (0,)
