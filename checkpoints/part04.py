@@ -25,8 +25,8 @@ import oracledb
 
 from workshop import config, schema
 
-from .framework import (RecordingStore, StoreCall, check, checkpoint, expect, expect_at_most_k, expect_filled,
-                        expect_keys, fail, table_exists)
+from .framework import (RecordingConnection, RecordingStore, StoreCall, check, checkpoint, expect, expect_at_most_k,
+                        expect_bound, expect_filled, expect_keys, expect_queried, fail, table_exists)
 
 NOTEBOOK = "04_knowledge_retrieval.ipynb"
 OVERSAMPLE = 4
@@ -99,9 +99,12 @@ SCAN_HINT = ("One fact per commented table (USER_TAB_COMMENTS) and per commented
 
 
 @contextmanager
-def _probe_table(conn: oracledb.Connection) -> Iterator[tuple[str, dict[str, str]]]:
-    """FINANCE_CKPT_<token>: a commented table with one commented, one uncommented and one commented column."""
-    name = f"FINANCE_CKPT_{_token()}"
+def _probe_table(conn: oracledb.Connection) -> Iterator[tuple[str, dict[str, str], str]]:
+    """FINANCE_CKPT_<token>: a commented table with one commented, one uncommented and one commented column.
+    Beside it two decoys no fact may come from: FINANCE_CKPT_<token>_V, a commented view, and FINANCEX<token>, a
+    commented table with a commented column whose name matches an unescaped LIKE 'FINANCE_%' only."""
+    token = _token()
+    name, view, decoy = f"FINANCE_CKPT_{token}", f"FINANCE_CKPT_{token}_V", f"FINANCEX{token}"
     comments = {"": f"Checkpoint probe table {name}: dropped again by the checkpoint.",
                 "PROBE_AMOUNT": "Probe column with a comment: amount in probe units.",
                 "PROBE_NOTE": "Probe column with a comment: a free-text note."}
@@ -111,24 +114,54 @@ def _probe_table(conn: oracledb.Connection) -> Iterator[tuple[str, dict[str, str
             cur.execute(f"COMMENT ON TABLE {name.lower()} IS '{comments['']}'")
             for column in ("PROBE_AMOUNT", "PROBE_NOTE"):
                 cur.execute(f"COMMENT ON COLUMN {name.lower()}.{column.lower()} IS '{comments[column]}'")
-            yield name, comments
+            cur.execute(f"CREATE TABLE {decoy.lower()} (decoy_amount NUMBER)")
+            cur.execute(f"COMMENT ON TABLE {decoy.lower()} IS 'Checkpoint decoy: not a FINANCE_ table.'")
+            cur.execute(f"COMMENT ON COLUMN {decoy.lower()}.decoy_amount IS 'Checkpoint decoy column.'")
+            cur.execute(f"CREATE VIEW {view.lower()} AS SELECT probe_id FROM {name.lower()}")
+            cur.execute(f"COMMENT ON TABLE {view.lower()} IS 'Checkpoint probe view: a view, not a table.'")
+            yield name, comments, decoy
         finally:
+            for statement in (f"DROP VIEW {view.lower()}", f"DROP TABLE {decoy.lower()} PURGE"):
+                try:
+                    cur.execute(statement)
+                except oracledb.DatabaseError:       # not created: the set-up above failed before it
+                    pass
             cur.execute(f"DROP TABLE {name.lower()} PURGE")
+
+
+def _reads_comments(sql: str) -> bool:
+    """True when the statement reads a comment view (USER_/ALL_/DBA_ TAB_COMMENTS or COL_COMMENTS), read with
+    sqlglot; a listing of USER_TABLES, say, is not counted."""
+    from sqlglot import exp
+
+    from .framework.sql import parse
+    try:
+        tree = parse(sql)
+    except ValueError:
+        return True
+    return any(t.name.upper().endswith(("_TAB_COMMENTS", "_COL_COMMENTS")) for t in tree.find_all(exp.Table))
 
 
 @checkpoint("scan the FINANCE schema into facts", hint=SCAN_HINT)
 def check_scan_schema(conn: oracledb.Connection, scan_schema: Callable) -> str:
-    from workshop.knowledge import fact_id
+    from workshop.knowledge import Fact, fact_id
     _expect_function(scan_schema, "scan_schema")
-    with _probe_table(conn) as (probe, probe_comments):
-        facts = scan_schema(conn, "FINANCE")
+    with _probe_table(conn) as (probe, probe_comments, decoy):
+        recorder = RecordingConnection(conn)
+        facts = scan_schema(recorder, "FINANCE")
         expect(facts is not None, "scan_schema returned None", "End the function with `return facts`.")
         facts = list(facts)
         expect(facts, "scan_schema returned no facts", SCAN_HINT)
         for f in facts:
+            expect(isinstance(f, Fact), f"a fact is a {type(f).__name__}, not a Fact: {f!r}"[:160] + " (the next "
+                   "cells read f.kind and f.id, and write_facts stores Fact objects)",
+                   "Build each fact with Fact(kind, subject, body, metadata); it computes its id.")
             for name in ("kind", "subject", "body", "id"):
                 expect(_field(f, name) is not None, f"a fact has no `{name}`: {f!r}",
                        "Build each fact with Fact(kind, subject, body, metadata); it computes its id.")
+        expect_queried(recorder, 'scan_schema(conn, "FINANCE")')
+        expect_bound(recorder, {"prefix": "FINANCE\\_%"}, 'scan_schema(conn, "FINANCE")',
+                     "Bind the LIKE pattern: table_name LIKE :prefix ESCAPE '\\' with cur.execute(sql, prefix=prefix).")
         kinds = {_field(f, "kind") for f in facts}
         expect(kinds <= {"table", "column"}, f"unexpected fact kinds {sorted(kinds - {'table', 'column'})}; "
                "expected 'table' and 'column'")
@@ -138,6 +171,10 @@ def check_scan_schema(conn: oracledb.Connection, scan_schema: Callable) -> str:
         prefixed = [s for s in subjects if str(s).startswith("FINANCE.FINANCE_")]
         expect(not prefixed, f"subjects keep the table prefix, e.g. {prefixed[0]!r}" if prefixed else "",
                "The subject names the logical schema: FINANCE.LOANS.RATE_BP, not FINANCE.FINANCE_LOANS.RATE_BP.")
+        from_decoy = [str(s) for s in subjects if str(s).startswith(f"FINANCE.{decoy[len('FINANCEX'):]}")]
+        expect(not from_decoy, f"facts from {decoy}, which is not a FINANCE_ table: {from_decoy[:2]}",
+               "In LIKE, _ matches any one character: bind the provided pattern (FINANCE\\_%) with ESCAPE '\\', "
+               "table_name LIKE :prefix ESCAPE '\\'.")
         # every commented FINANCE table (the probe included: the scan must read the dictionary, not a list)
         commented = [t for t, in _rows(conn, "SELECT table_name FROM user_tab_comments WHERE table_type = 'TABLE' "
                                              "AND table_name LIKE 'FINANCE\\_%' ESCAPE '\\' AND comments IS NOT NULL "
@@ -178,6 +215,25 @@ def check_scan_schema(conn: oracledb.Connection, scan_schema: Callable) -> str:
                    "Put the comment text into the body: f\"Column {subject}: {comment}\".")
         expect(probe_comments["PROBE_NOTE"] in str(_field(by_subject[f"{probe_subject}.PROBE_NOTE"], "body")),
                "a column fact's body does not contain its comment", "The body is the subject and the comment.")
+        commented_columns = {f"FINANCE.{t[len('FINANCE_'):]}.{c}" for t, c in _rows(
+            conn, "SELECT table_name, column_name FROM user_col_comments WHERE table_name LIKE 'FINANCE\\_%' "
+                  "ESCAPE '\\' AND comments IS NOT NULL ORDER BY table_name, column_name")}
+        stray = sorted(str(s) for s, f in by_subject.items() if _field(f, "kind") == "column"
+                       and s not in commented_columns)
+        expect(not stray, f"column facts that are not commented columns of FINANCE tables: {stray[:3]}",
+               "Limit the USER_COL_COMMENTS query like the table query: table_name LIKE :prefix ESCAPE '\\' AND "
+               "comments IS NOT NULL.")
+        lost = sorted(commented_columns - set(by_subject))
+        expect(not lost, f"commented columns without a fact: {lost[:3]}",
+               "Every row of USER_COL_COMMENTS with a comment becomes one column fact.")
+        unnamed = [s for s, f in by_subject.items() if str(s) not in str(_field(f, "body"))]
+        expect(not unnamed, f"the body of {unnamed[0] if unnamed else ''} does not name its subject: a search for "
+               "RATE_BP must find the text RATE_BP", "The body is the subject and the comment: "
+               "f\"Column {subject}: {comment}\".")
+        fetched = sum(st.rows_fetched for st in recorder.statements if _reads_comments(st.sql))
+        expect(fetched <= len(facts), f"scan_schema fetched {fetched} comment rows to make {len(facts)} facts: "
+               "rows were filtered in Python after the query", "Let the database filter: comments IS NOT NULL and "
+               "table_name LIKE :prefix ESCAPE '\\' in the WHERE clauses, so every fetched row is a fact.")
         wrong_ids = [s for s, f in by_subject.items() if _field(f, "id") != fact_id(_field(f, "kind"), s)]
         expect(not wrong_ids, f"fact ids are not kind:subject, e.g. {wrong_ids[:1]}",
                "Let Fact compute the id (do not pass id=...): a re-scan must give the same ids.")
@@ -257,6 +313,11 @@ def check_sync_knowledge(conn: oracledb.Connection, sync_knowledge: Callable) ->
                "Publish only facts with f.publishable (valid, kind table/column/policy).")
         expect(facts[5].id not in ids, "the store holds an invalid fact (valid=False)",
                "Publish only facts with f.publishable.")
+        bodies = {f.id: f.body for f in publishable}
+        wrong_text = [(i, t) for i, _, t in held if i in bodies and t != bodies[i]]
+        expect(not wrong_text, f"the store row of {wrong_text[0][0] if wrong_text else ''} holds "
+               f"{(wrong_text[0][1] if wrong_text else '')!r} instead of the fact's body",
+               "Embed the body: store.add_texts([f.body for f in ...], ...).")
         expect(sorted(ids) == want_ids, f"after the first sync the store holds {len(ids)} rows with ids "
                f"{sorted(set(ids))[:3]}..., expected the {len(want_ids)} publishable fact ids",
                "Pass ids=[f.id for f in ...] to add_texts so every row reuses its fact's id.")
@@ -279,31 +340,35 @@ def check_sync_knowledge(conn: oracledb.Connection, sync_knowledge: Callable) ->
                f"a re-run with nothing changed reported {second}, expected 5 unchanged")
 
         changed = facts[4].replace(body=facts[4].body + " Raised to 750 units.")
-        kept = [facts[0], facts[1], facts[3], changed] + facts[5:]          # facts[2] is now stale
+        invalidated = facts[1].replace(valid=False)                         # still passed in, no longer publishable
+        kept = [facts[0], invalidated, facts[3], changed] + facts[5:]       # facts[2] is now stale
         store.calls.clear()
         third = _report(sync_knowledge(conn, store, kept), "sync after a change")
         held = rows()
         expect(facts[2].id not in [r[0] for r in held], "a fact that is no longer wanted is still in the store "
                "(stale rows are not deleted)", "Delete the stored ids that are not among the wanted facts: "
                "store.delete(stale_ids).")
+        expect(invalidated.id not in [r[0] for r in held], "a fact that was invalidated (valid=False, still in the "
+               "facts passed in) is still in the store", "Stale means: held by the store but not among the wanted "
+               "(publishable) facts, so compare the stored ids with `wanted`, not with every fact passed in.")
         texts = {r[0]: r[2] for r in held}
         expect(texts.get(changed.id) == changed.body, "a changed fact still has its old text in the store",
                "Facts whose fingerprint differs from the stored one must be written again (add_texts with the "
                "same id updates the row).")
-        expect(third == {"inserted": 0, "updated": 1, "deleted": 1, "unchanged": 3},
-               f"after changing one fact and dropping another the sync reported {third}, expected "
-               "1 updated, 1 deleted, 3 unchanged")
+        expect(third == {"inserted": 0, "updated": 1, "deleted": 2, "unchanged": 2},
+               f"after changing one fact, dropping one and invalidating one the sync reported {third}, expected "
+               "1 updated, 2 deleted, 2 unchanged")
         written = sum(n for method, n in _writes(store) if method != "delete")
         expect(written == 1, f"the sync re-wrote {written} facts to update 1", "Write only new or changed facts.")
 
         store.calls.clear()
         fourth = _report(sync_knowledge(conn, store, kept), "third sync")
-        expect(not _writes(store) and fourth == {"inserted": 0, "updated": 0, "deleted": 0, "unchanged": 4},
+        expect(not _writes(store) and fourth == {"inserted": 0, "updated": 0, "deleted": 0, "unchanged": 3},
                f"a third sync changed something ({fourth}): the sync is not idempotent")
     finally:
         conn.rollback()
         drop_table_purge(conn, table)
-    return "insert 5 → re-run unchanged → 1 updated, 1 deleted → re-run unchanged"
+    return "insert 5 → re-run unchanged → 1 updated, 2 deleted (stale, invalidated) → re-run unchanged"
 
 
 # --------------------------------------------------------------------------- TODO 3: retrieve_knowledge
@@ -320,10 +385,12 @@ class RecordingReranker:
     def __init__(self, rerank: Callable):
         self.rerank = rerank
         self.calls: list[tuple[int, Any]] = []
+        self.subjects: list[list[Any]] = []          # the subjects of each call's candidates
 
     def __call__(self, query, candidates, top_k=5, content_key="body", *args, **kwargs):
         candidates = list(candidates)
         self.calls.append((len(candidates), top_k))
+        self.subjects.append([_field(c, "subject") for c in candidates])
         return self.rerank(query, candidates, top_k, content_key, *args, **kwargs)
 
 
@@ -362,7 +429,14 @@ def check_retrieve_knowledge(conn: oracledb.Connection, retrieve_knowledge: Call
                "write_facts and sync cells above first.")
     with _recording(retrieve_knowledge) as (store, rerank):
         question = "Where do we store transaction amounts?"
-        hits = retrieve_knowledge(question, k=5)
+        try:
+            hits = retrieve_knowledge(question, k=5)
+        except ValueError as exc:                      # langchain-oracledb rejects {"kind": {"$in": None}}
+            if "filter" not in str(exc).lower() and "$in" not in str(exc):
+                raise
+            fail(f"retrieve_knowledge(question) without kinds: the store rejected the filter ({exc})",
+                 "With kinds=None there is nothing to filter on: pass filter=flt, which the provided line sets to "
+                 "None when kinds is empty.")
         expect(hits is not None, "retrieve_knowledge returned None", "End with `return rerank(...)`.")
         hits = list(hits)
         expect(hits, "retrieve_knowledge returned no hits", "An empty result: is AML_KNOWLEDGE_VS filled (sync)?")
@@ -378,6 +452,15 @@ def check_retrieve_knowledge(conn: oracledb.Connection, retrieve_knowledge: Call
         expect(rerank.calls and rerank.calls[-1][0] == OVERSAMPLE * 5,
                f"rerank received {rerank.calls[-1][0] if rerank.calls else 0} candidates, expected 20",
                "Pass all the oversampled candidates to rerank(...).")
+        nearest = {(d.metadata or {}).get("subject"): float(dist)
+                   for d, dist in store._store.similarity_search_with_score(question, k=OVERSAMPLE * 5)}
+        off = [(h.get("subject"), h.get("distance")) for h in hits
+               if h.get("subject") not in nearest or not isinstance(h.get("distance"), (int, float))
+               or abs(float(h["distance"]) - nearest[h.get("subject")]) > 1e-6]
+        expect(not off, f"the hit {off[0][0] if off else ''} has distance {off[0][1] if off else ''!r}, but the store "
+               f"gives {nearest.get(off[0][0]) if off else ''}: the distance is not the search's own",
+               "similarity_search_with_score returns (document, distance) pairs; the provided line passes each "
+               "distance to to_hit.")
         scores = [h["rerank_score"] for h in hits]
         expect(scores == sorted(scores, reverse=True), "hits are not ordered by rerank_score",
                "Return rerank(...)'s list as it is.")
@@ -399,7 +482,16 @@ def check_retrieve_knowledge(conn: oracledb.Connection, retrieve_knowledge: Call
         expect(probe is not None, "could not find a probe question for the kinds filter (is the store filled?)")
         q, kind, matching = probe
         store.calls.clear()
-        filtered = list(retrieve_knowledge(q, k=5, kinds=[kind]) or [])
+        rerank.subjects.clear()
+        try:
+            filtered = list(retrieve_knowledge(q, k=5, kinds=[kind]) or [])
+        except ValueError as exc:                      # langchain-oracledb rejects a filter it cannot read
+            if "filter" not in str(exc).lower():
+                raise
+            fail(f"kinds=['{kind}']: the store rejected the filter ({exc})",
+                 "flt = {\"kind\": {\"$in\": kinds}} goes into the search: filter=flt.")
+        expect(filtered, f"kinds=['{kind}'] returned no hits although the store holds {kind} facts: the filter "
+               "matches no row", "Filter on the metadata key `kind`: filter=flt, flt = {\"kind\": {\"$in\": kinds}}.")
         other = sorted({h.get("kind") for h in filtered if h.get("kind") != kind})
         expect(not other, f"kinds=['{kind}'] returned hits of kind {other}: the kinds filter is ignored",
                "flt = {\"kind\": {\"$in\": kinds}} goes into the search: filter=flt.")
@@ -411,6 +503,7 @@ def check_retrieve_knowledge(conn: oracledb.Connection, retrieve_knowledge: Call
 
         unsplit = ("kinds='table,column' (a comma-separated string) is not split into a list",
                    "Keep the provided lines that split a string of kinds.")
+        rerank.subjects.clear()
         try:
             both = list(retrieve_knowledge(q, k=4, kinds="table,column") or [])
         except ValueError as exc:                      # langchain-oracledb: "$in ... must be a non-empty list"
@@ -418,4 +511,10 @@ def check_retrieve_knowledge(conn: oracledb.Connection, retrieve_knowledge: Call
                 raise
             fail(*unsplit)
         expect(both and {h.get("kind") for h in both} <= {"table", "column"}, *unsplit)
+        wanted = {(d.metadata or {}).get("subject") for d, _ in store._store.similarity_search_with_score(
+            q, k=OVERSAMPLE * 4, filter={"kind": {"$in": ["table", "column"]}})}
+        got = set(rerank.subjects[-1]) if rerank.subjects else set()
+        expect(got == wanted, f"kinds='table,column' reranked {len(got)} candidates that are not the 16 nearest table "
+               f"and column facts (e.g. missing {sorted(map(str, wanted - got))[:2]}): the filter must ask for every "
+               "kind in kinds", "flt = {\"kind\": {\"$in\": kinds}}: $in, with the whole list.")
     return f"k*4 = 20 candidates, reranked to 5; kinds filter inside the search ({kind}: 5 of 5)"

@@ -16,6 +16,7 @@ tenant as it found it and rolls back what it wrote.
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Callable, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -38,8 +39,8 @@ NOTEBOOK = "05_hybrid_pipeline.ipynb"
 PLAIN_QUESTION = "where do models attend least within a long context?"
 NEAR_QUESTION = "Which runbook says what to do near midnight and NOT during the purge?"
 QUOTED_QUESTION = 'What does the "odd}name" runbook say about retention?'
-ROW_KEYS = ("id", "content", "chunk_index", "metadata", "document_id", "title", "source_uri", "version", "rrf_score",
-            "rerank_score")
+ROW_KEYS = ("id", "content", "chunk_index", "metadata", "document_id", "title", "source_uri", "version", "vec_rank",
+            "lex_rank", "rrf_score", "rerank_score")     # the results cell shows vec_rank and lex_rank
 SECOND_QUESTION = "How does the memkeeper summariser alert MK-4012 relate to rolling summaries?"
 
 PLAN_HINT = ("Braces around every term: ' OR '.join(escape_braces(t) for t in entities + expansions); with no terms "
@@ -66,6 +67,8 @@ def _terms(expression: str) -> list[str]:
         position = m.end()
         joiner = re.match(r"\s+(OR|ACCUM|AND)\s+", expression[position:])
         if joiner:
+            expect(joiner.group(1) != "AND", f"lex_query {expression!r} joins its terms with AND: only chunks that "
+                   "contain every term would match, and the lexical pool comes back (nearly) empty", PLAN_HINT)
             position += joiner.end()
         elif position < len(expression):
             fail(f"lex_query {expression!r}: expected OR between braced terms at {expression[position:][:25]!r}",
@@ -86,8 +89,11 @@ def _runs_in_contains(conn: oracledb.Connection, expression: str, question: str)
 def check_understand_query(conn: oracledb.Connection, understand_query: Callable[[str], dict]) -> str:
     plan = understand_query(QUESTION)
     expect(isinstance(plan, Mapping), f"understand_query returned {type(plan).__name__}, expected a dict")
-    expect_keys(plan, ["entities", "expansions", "intent", "collections", "token_budget", "diversify_by",
+    expect_keys(plan, ["question", "entities", "expansions", "intent", "collections", "token_budget", "diversify_by",
                        "lex_query"], what="plan")
+    expect(plan["question"] == QUESTION, f"plan['question'] is {plan['question']!r}, expected the question itself "
+           "(stages 3-5 bind it as :query)", "\"question\": question in the plan.")
+    reference = reference_plan(QUESTION)
     entities = [e.lower() for e in plan["entities"]]
     for name in ("rolling summaries", "memkeeper"):
         expect(name in entities, f"the plan of the running question lacks the entity {name!r} (has {plan['entities']})",
@@ -101,9 +107,18 @@ def check_understand_query(conn: oracledb.Connection, understand_query: Callable
            "A comparison needs passages from several sources: diversify_by='document_id'.")
     expect(isinstance(plan["token_budget"], int) and plan["token_budget"] > 0,
            f"token_budget is {plan['token_budget']!r}, expected a positive int", "TOKEN_BUDGETS[intent].")
+    expect(plan["token_budget"] == reference["token_budget"],
+           f"token_budget is {plan['token_budget']!r} for a {plan['intent']}, expected {reference['token_budget']} "
+           f"(TOKEN_BUDGETS[{plan['intent']!r}]): stage 6 budgets the context by it", "TOKEN_BUDGETS[intent].")
+    expect(sorted(plan["collections"] or []) == sorted(reference["collections"]),
+           f"collections is {plan['collections']!r}, expected {reference['collections']} "
+           "(choose_collections(question)): the search reads only these collections", "choose_collections(question).")
     terms = [t.lower() for t in _terms(plan["lex_query"])]
     expect({"rolling summaries", "memkeeper"} <= set(terms) and any(e.lower() in terms for e in plan["expansions"]),
            f"lex_query {plan['lex_query']!r} does not hold the entities and the expansions", PLAN_HINT)
+    left_out = [t for t in list(plan["entities"]) + list(plan["expansions"]) if t.lower() not in terms]
+    expect(not left_out, f"lex_query leaves out {left_out[:3]} of the plan's entities and expansions: the lexical pool "
+           "then misses the chunks that use only those words", PLAN_HINT)
     _runs_in_contains(conn, plan["lex_query"], QUESTION)
 
     plain = understand_query(PLAIN_QUESTION)
@@ -115,6 +130,10 @@ def check_understand_query(conn: oracledb.Connection, understand_query: Callable
            f"the fallback {plain['lex_query']!r} has words that are not in the question", PLAN_HINT)
     _runs_in_contains(conn, plain["lex_query"], PLAIN_QUESTION)
     expect(plain["diversify_by"] is None, f"diversify_by is {plain['diversify_by']!r} for a lookup, expected None")
+    expect(sorted(plain.get("collections") or []) == sorted(reference_plan(PLAIN_QUESTION)["collections"]),
+           f"collections of {PLAIN_QUESTION!r} is {plain.get('collections')!r}, expected "
+           f"{reference_plan(PLAIN_QUESTION)['collections']} (choose_collections(question))",
+           "choose_collections(question).")
 
     quoted = understand_query(QUOTED_QUESTION)["lex_query"]
     expect("{odd}}name}" in quoted, f"the quoted entity odd}}name came out as {quoted!r}: a '}}' inside a term must be "
@@ -151,9 +170,31 @@ def _scalar(conn: oracledb.Connection, sql: str, **binds: Any) -> Any:
         return cur.fetchone()[0]
 
 
+@contextmanager
+def _probe_tenant_table(conn: oracledb.Connection):
+    """CKPT_<token>_NOTES, a new table with a TENANT_ID column (so a hard-coded list of tables is seen), dropped
+    again with its policy."""
+    name = f"CKPT_{uuid.uuid4().hex[:8].upper()}_NOTES"
+    with conn.cursor() as cur:
+        cur.execute(f"CREATE TABLE {name.lower()} (note_id NUMBER, tenant_id VARCHAR2(30))")
+    try:
+        yield name
+    finally:
+        conn.rollback()
+        with conn.cursor() as cur:
+            cur.execute(f"DROP TABLE {name.lower()} PURGE")
+
+
 @checkpoint("a tenant policy on every table with a TENANT_ID", hint=POLICY_HINT)
 def check_protect_tenant_tables(conn: oracledb.Connection, protect_tenant_tables: Callable[[oracledb.Connection], Any]) -> str:
-    protect_tenant_tables(conn)
+    with _probe_tenant_table(conn) as probe:
+        return _check_protect(conn, protect_tenant_tables, probe)
+
+
+def _check_protect(conn: oracledb.Connection, protect_tenant_tables: Callable[[oracledb.Connection], Any],
+                   probe: str) -> str:
+    recorder = RecordingConnection(conn)
+    returned = protect_tenant_tables(recorder)
     try:
         protect_tenant_tables(conn)
     except oracledb.DatabaseError as exc:
@@ -165,7 +206,18 @@ def check_protect_tenant_tables(conn: oracledb.Connection, protect_tenant_tables
     expect(tenant_tables, "no table has a TENANT_ID column: run the knowledge-base cell first")
     protected = _policy_tables(conn)
     for table in tenant_tables:
-        expect(table in protected, f"{table} has tenant_id but no policy (your loop matched only %_MEMORY?)")
+        if table != probe:
+            expect(table in protected, f"{table} has tenant_id but no policy (your loop matched only %_MEMORY?)")
+    expect(probe in protected, f"the checkpoint's new table {probe}, which has a TENANT_ID column, got no policy: "
+           "a fixed list of table names misses every table added later",
+           "Ask the dictionary: SELECT table_name FROM user_tab_columns WHERE column_name = 'TENANT_ID'.")
+    expect_bound(recorder, {"table_name": probe}, "protect_tenant_tables(conn)",
+                 "Bind the table name: cur.execute(security.ADD_POLICY_SQL, table_name=table).")
+    expect(returned is not None, "protect_tenant_tables returned None, expected the tables it protects",
+           "End the function with `return tables`.")
+    returned = [str(t).upper() for t in returned]
+    expect(sorted(returned) == tenant_tables, f"protect_tenant_tables returned {sorted(returned)}, expected every "
+           f"table with a TENANT_ID column: {tenant_tables}", "Return the list of tables the loop visited.")
     for table in ("KNOWLEDGE_BASE_DOCUMENT", "KNOWLEDGE_BASE_CHUNK"):
         with _tenant(conn, TENANT):
             leaked = _scalar(conn, f"SELECT COUNT(*) FROM {table} WHERE tenant_id <> :t", t=TENANT)
@@ -187,7 +239,8 @@ def check_protect_tenant_tables(conn: oracledb.Connection, protect_tenant_tables
         else:
             fail("acme's session inserted a globex document: the policy has no update_check",
                  "Add the policy with statement_types => 'SELECT,INSERT,UPDATE,DELETE' and update_check => TRUE.")
-    return f"{len(tenant_tables)} tables protected; no rows cross tenants; ORA-28115 on a cross-tenant insert"
+    return (f"{len(tenant_tables) - 1} tables protected (and the checkpoint's new one); no rows cross tenants; "
+            "ORA-28115 on a cross-tenant insert")
 
 
 # --------------------------------------------------------------------------- TODO 3
@@ -247,7 +300,14 @@ def _check_search(conn: oracledb.Connection, search: Callable[..., Any], questio
     queries = recorder.queries()
     expect(len(queries) == 1, f"{call} ran {len(queries)} queries, expected one statement for stages 3-5",
            "Pools, fusion and rerank belong in ONE statement (WITH vec_pool, lex_pool, fused, candidates SELECT ...).")
-    expect_bound(recorder, {"query": plan["question"], "lex_query": plan["lex_query"], "user_id": user_id}, call)
+    expect_bound(recorder, {"query": plan["question"], "lex_query": plan["lex_query"], "user_id": user_id,
+                            "top_k": top_k}, call)
+    expect_bound(recorder, {"collection": c for c in plan["collections"][:1]}, call,
+                 "collection_binds(plan['collections']) gives the IN list of bind names (:c0, :c1, ...) and their "
+                 "values: put the list into the SQL and the values into the binds.")
+    unlimited = _unlimited_lexical_pools(queries[0].sql)
+    expect(not unlimited, f"{call}: the lexical pool has no row limit, so it ranks every matching chunk",
+           "End lex_pool with ORDER BY SCORE(1) DESC, c.id FETCH FIRST :pool_size ROWS ONLY, like vec_pool.")
     bound = set(map(str, queries[0].bind_values()))
     for value, what in ((plan["question"], "the question"), (plan["lex_query"], "the lexical expression"),
                         (user_id, "the user id")):
@@ -256,7 +316,13 @@ def _check_search(conn: oracledb.Connection, search: Callable[..., Any], questio
     expect(len(rows) <= top_k, f"{call} returned {len(rows)} rows, expected at most {top_k}",
            "FETCH FIRST :top_k ROWS ONLY in the candidates CTE.")
     expect(rows, f"{call} returned no rows")
-    expect_keys(rows, list(ROW_KEYS), what="row")
+    expect_keys(rows, list(ROW_KEYS), what="row", hint="Select every column the next cells read: c.id, c.content, "
+                "c.chunk_index, c.metadata, d.id AS document_id, d.title, d.source_uri, d.version, k.vec_rank, "
+                "k.lex_rank, k.rrf_score and the rerank_score.")
+    nulls = [r["id"] for r in rows if r["rrf_score"] is None]
+    expect(not nulls, f"{call}: rrf_score is NULL for {len(nulls)} rows (e.g. {nulls[:2]}), the chunks only one pool "
+           "found: 1 / (60 + NULL) is NULL, and NULL + x is NULL", "COALESCE(1 / (:rrf_k + v.vec_rank), 0) + "
+           "COALESCE(1 / (:rrf_k + l.lex_rank), 0).")
     scores = [r["rerank_score"] for r in rows]
     expect(all(a >= b for a, b in zip(scores, scores[1:])), f"{call}: rows are not ordered by rerank_score DESC",
            "ORDER BY rerank_score DESC (ties by the fused score and id).")
@@ -312,6 +378,32 @@ def _check_search(conn: oracledb.Connection, search: Callable[..., Any], questio
             fail(f"{call}: rerank_score of {r['id']} is {score:.4f}, PREDICTION with the title gives "
                  f"{titled[r['id']]:.4f}", SEARCH_HINT)
     return len(rows)
+
+
+def _unlimited_lexical_pools(sql: str) -> list[str]:
+    """The SELECTs that filter with CONTAINS and have no row limit, neither their own nor an enclosing one in the
+    same CTE (read with sqlglot, the engine's dialect)."""
+    from sqlglot import exp
+
+    from .framework.sql import parse
+    try:
+        tree = parse(sql)
+    except ValueError:
+        return []
+    unlimited = []
+    for select in tree.find_all(exp.Select):
+        where = select.args.get("where")
+        if where is None or where.find(exp.Contains) is None:
+            continue
+        node, limited = select, False
+        while node is not None and not isinstance(node, exp.CTE):
+            if isinstance(node, exp.Select) and node.args.get("limit") is not None:
+                limited = True
+                break
+            node = node.parent
+        if not limited:
+            unlimited.append(select.sql())
+    return unlimited
 
 
 def _distinct_lexical_ranks(rows: list[dict], vec_part: dict[str, float], lexical: list[tuple[str, int]]) -> bool:
@@ -383,6 +475,18 @@ def check_budget_context(conn: oracledb.Connection, budget_context: Callable[...
     expect(got == sorted(got, key=order.index), f"the working set {got} is not in rerank order",
            "Return the kept rows in the order of the reranked list.")
     expect(isinstance(report, Mapping) and "dropped" in report, "the report lacks 'dropped' (what was left out and why)")
+    expect("A2" in got, f"the comparison fixture kept {got} with budget left for A2: after each source's best row, go "
+           "on with the other rows in rerank order", "Diversity orders the walk (each source's best row first, then "
+           "the rest); it does not drop the rest.")
+    expect_keys(report, ["kept", "dropped", "tokens"], what="report",
+                hint="The next cell prints report['tokens'] and len(report['dropped']): return {\"kept\": [ids], "
+                     "\"dropped\": [(id, reason), ...], \"tokens\": n}.")
+    expect(list(report["kept"]) == got and report["tokens"] == total,
+           f"the report says kept {report['kept']} and tokens {report['tokens']!r}, the working set is {got} with "
+           f"{total} tokens", "Build the report from the working set you return.")
+    untold = [r["id"] for r in working_set if r.get("tokens") != estimate_tokens(r["content"])]
+    expect(not untold, f"the rows {untold[:3]} carry no (or a wrong) 'tokens' count: the next cell shows each row's "
+           "tokens", "dict(row, tokens=estimate_tokens(row['content'])) for each kept row.")
 
     twin_text = _text("gamma", 60)
     duplicates = [_row("G1", "DOC-G", 0.95, twin_text), _row("G2", "DOC-H", 0.94, twin_text + " again"),
@@ -400,4 +504,18 @@ def check_budget_context(conn: oracledb.Connection, budget_context: Callable[...
     expect({"C1", "C2", "C3"} <= ids, f"the cliff fixture kept {sorted(ids)}, expected C1-C3 (above the cliff)")
     expect(not ids & {"C4", "C5"}, "rows below a score cliff (0.88 -> 0.06) were kept although budget was left",
            "Stop at the first big drop in score: more tokens of bad context are just more expensive.")
-    return "budget kept, both sources, no duplicate, nothing after the cliff, rerank order"
+    slope = [_row(f"S{n}", f"DOC-S{n}", 0.90 - n * 0.10, _text(f"s{n}w", 20)) for n in range(6)]
+    working_set, _ = _kept(budget_context(slope, max_tokens=10_000, diversify_by=None), "slope fixture")
+    ids = [r["id"] for r in working_set]
+    expect(ids == [r["id"] for r in slope], f"a gentle slope of scores (0.90, 0.80, ..., 0.40: each drop 0.10) kept "
+           f"only {ids}: no drop between neighbours is a cliff", "A cliff is a drop between two neighbours "
+           "(rows[i - 1] to rows[i]), not the distance from the top score.")
+
+    fits = [_row("F1", "DOC-K", 0.90, _text("f1w", 30)), _row("F2", "DOC-L", 0.89, _text("f2w", 300)),
+            _row("F3", "DOC-M", 0.88, _text("f3w", 30))]
+    room = estimate_tokens(fits[0]["content"]) + estimate_tokens(fits[2]["content"]) + 5
+    working_set, _ = _kept(budget_context(fits, max_tokens=room, diversify_by=None), "fit fixture")
+    ids = [r["id"] for r in working_set]
+    expect(ids == ["F1", "F3"], f"with room for F1 and F3 but not F2 the working set is {ids}: a row that does not "
+           "fit whole is skipped, and the walk goes on to the rows after it", "Skip it (continue), do not stop (break).")
+    return "budget kept, both sources, no duplicate, nothing after the cliff, rerank order, a row too big skipped"

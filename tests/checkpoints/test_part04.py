@@ -71,6 +71,8 @@ def snapshot(conn) -> tuple:
     with conn.cursor() as cur:
         cur.execute("SELECT table_name FROM user_tables ORDER BY table_name")
         tables = tuple(r[0] for r in cur.fetchall())
+        cur.execute("SELECT view_name FROM user_views ORDER BY view_name")    # TODO 1's probe view is dropped again
+        tables += tuple(r[0] for r in cur.fetchall())
         cur.execute("SELECT JSON_VALUE(metadata, '$.fact_id'), JSON_VALUE(metadata, '$.fingerprint') "
                     "FROM aml_knowledge_vs ORDER BY 1")
         store = tuple(cur.fetchall())
@@ -132,6 +134,15 @@ OTHER_CORRECT = [
         if group:
             store.add_texts([f.body for f in group], metadatas=[f.store_metadata() for f in group],
                             ids=[f.id for f in group])""")]),
+    (1, "removeprefix, one body format of its own", [
+        ('subject = f"{owner}.{table[len(owner) + 1:]}"\n            facts.append(Fact("table"',
+         'subject = owner + "." + table.removeprefix(owner + "_")\n            facts.append(Fact("table"'),
+        ('f"Column {subject}: {comment}"', 'f"{subject} (column): {comment}"')]),
+    (2, "changed facts deleted, then added again; one delete per stale id", [
+        ("    if new or changed:\n", "    if changed:\n        store.delete([f.id for f in changed])\n    if new or changed:\n"),
+        ("    if stale:\n        store.delete(stale)\n", "    for i in stale:\n        store.delete([i])\n")]),
+    (3, "the $or filter spelt out", [
+        ("k=k * 4, filter=flt)", 'k=k * 4, filter={"$or": [{"kind": x} for x in kinds]} if kinds else None)')]),
     (3, "4 * k and the filter written inline", [
         ("k=k * 4, filter=flt)", 'k=4 * k, filter={"kind": {"$in": kinds}} if kinds else None)')]),
 ]
@@ -171,6 +182,23 @@ REBUILD_SYNC = '''    store.delete(list(present)) if present else None
             "unchanged": len([i for i in wanted if present.get(i) == wanted[i].fingerprint])}
 '''
 
+PER_TABLE_SCAN = """    facts = []
+    with conn.cursor() as cur:
+        cur.execute("SELECT table_name FROM user_tables WHERE table_name LIKE :prefix ESCAPE '\\\\' ORDER BY 1",
+                    prefix=prefix)
+        for (table,) in cur.fetchall():
+            cur.execute("SELECT comments FROM user_tab_comments WHERE table_name = :t AND comments IS NOT NULL", t=table)
+            for (comment,) in cur.fetchall():
+                subject = f"{owner}.{table[len(owner) + 1:]}"
+                facts.append(Fact("table", subject, f"Table {subject}: {comment}", {"table": table}))
+            cur.execute("SELECT column_name, comments FROM user_col_comments WHERE table_name = :t "
+                        "AND comments IS NOT NULL ORDER BY column_name", t=table)
+            for column, comment in cur.fetchall():
+                subject = f"{owner}.{table[len(owner) + 1:]}.{column}"
+                facts.append(Fact("column", subject, f"Column {subject}: {comment}", {"table": table, "column": column}))
+    return facts
+"""
+
 
 def _region(todo: int) -> str:
     """The solution region of a TODO's cell (markers included), for variants that replace all of it."""
@@ -189,14 +217,52 @@ WRONG_ANSWERS = [
     (1, "empty bodies", [("WHERE table_name LIKE :prefix ESCAPE '\\\\' AND comments IS NOT NULL",
                           "WHERE table_name LIKE :prefix ESCAPE '\\\\'")], "has no comment but got a fact"),
     (1, "owner ignored", [("AND table_name LIKE :prefix ESCAPE '\\\\'\n", "AND :prefix IS NOT NULL\n")],
-     "table facts that are not commented FINANCE tables"),
+     "which is not a FINANCE_ table"),
     (1, "prefix kept in the subject", [("{table[len(owner) + 1:]}", "{table}")], "subjects keep the table prefix"),
     (1, "comment left out of the body", [('f"Column {subject}: {comment}"', 'f"Column {subject}"')],
      "does not contain its column comment"),
     (1, "ids of its own", [('f"Column {subject}: {comment}", {"table": table, "column": column})',
                             'f"Column {subject}: {comment}", {"table": table, "column": column}, id=subject)')],
      "fact ids are not kind:subject"),
-    (1, "hard-coded from the definitions", [(_region(1), HARD_CODED_SCAN)], "commented tables without a fact"),
+    (1, "hard-coded from the definitions", [(_region(1), HARD_CODED_SCAN)], "ran no query on the connection"),
+    # adversarial review (adv0405): TODO 1
+    (1, "views scanned too (no table_type)", [("WHERE table_type = 'TABLE' AND table_name LIKE", "WHERE table_name LIKE")],
+     "table facts that are not commented FINANCE tables"),
+    (1, "a hard-coded LIKE 'FINANCE_%' without ESCAPE",
+     [("LIKE :prefix ESCAPE '\\\\'\n                         AND comments IS NOT NULL\n                       "
+       "ORDER BY table_name''', prefix=prefix)",
+       "LIKE 'FINANCE_%'\n                         AND comments IS NOT NULL\n                       ORDER BY table_name''')"),
+      ("WHERE table_name LIKE :prefix ESCAPE '\\\\' AND comments IS NOT NULL\n                       "
+       "ORDER BY table_name, column_name''', prefix=prefix)",
+       "WHERE table_name LIKE 'FINANCE_%' AND comments IS NOT NULL\n                       "
+       "ORDER BY table_name, column_name''')")],
+     "which is not a FINANCE_ table"),
+    (1, "the prefix formatted into the SQL",
+     [("cur.execute('''SELECT table_name, comments", "cur.execute(f'''SELECT table_name, comments"),
+      ("cur.execute('''SELECT table_name, column_name", "cur.execute(f'''SELECT table_name, column_name"),
+      ("LIKE :prefix ESCAPE", "LIKE '{prefix}' ESCAPE"), ("''', prefix=prefix)", "''')")],
+     "into the SQL text instead of binding"),
+    (1, "comments filtered in Python",
+     [("\n                         AND comments IS NOT NULL\n", "\n"), (" AND comments IS NOT NULL\n", "\n"),
+      ("for table, comment in cur.fetchall():", "for table, comment in [r for r in cur.fetchall() if r[1]]:"),
+      ("for table, column, comment in cur.fetchall():",
+       "for table, column, comment in [r for r in cur.fetchall() if r[2]]:")],
+     "filtered in Python"),
+    (1, "dicts instead of Facts",
+     [('facts.append(Fact("table", subject, f"Table {subject}: {comment}", {"table": table}))',
+       'facts.append({"kind": "table", "subject": subject, "body": f"Table {subject}: {comment}", '
+       '"id": "table:" + subject})'),
+      ('facts.append(Fact("column", subject, f"Column {subject}: {comment}", {"table": table, "column": column}))',
+       'facts.append({"kind": "column", "subject": subject, "body": f"Column {subject}: {comment}", '
+       '"id": "column:" + subject})')],
+     "not a Fact"),
+    (1, "body without its subject", [('f"Column {subject}: {comment}"', "comment"),
+                                     ('f"Table {subject}: {comment}"', "comment")], "does not name its subject"),
+    (1, "column query not limited to the FINANCE tables",
+     [("WHERE table_name LIKE :prefix ESCAPE '\\\\' AND comments IS NOT NULL\n                       "
+       "ORDER BY table_name, column_name''', prefix=prefix)",
+       "WHERE comments IS NOT NULL\n                       ORDER BY table_name, column_name''')")],
+     "which is not a FINANCE_ table"),
     # TODO 2: sync
     (2, "append-only (no ids)", [("""metadatas=[f.store_metadata() for f in new + changed],
                         ids=[f.id for f in new + changed])""", "metadatas=[f.store_metadata() for f in new + changed])")],
@@ -211,6 +277,20 @@ WRONG_ANSWERS = [
                                                   '"unchanged": len(wanted)')], "expected 5 inserted"),
     (2, "no report", [("""    return {"inserted": len(new), "updated": len(changed), "deleted": len(stale),
             "unchanged": len(wanted) - len(new) - len(changed)}""", "    return None")], "returned NoneType"),
+    # adversarial review (adv0405): TODO 2
+    (2, "an invalidated fact stays (stale from all facts)",
+     [("stale = sorted(i for i in present if i not in wanted)",
+       "stale = sorted(i for i in present if i not in {f.id for f in facts})")], "invalidated"),
+    (2, "metadata written by hand without the fingerprint",
+     [("metadatas=[f.store_metadata() for f in new + changed]",
+       'metadatas=[{"kind": f.kind, "subject": f.subject, "fact_id": f.id} for f in new + changed]')],
+     "a re-run with nothing changed still wrote to the store"),
+    (2, "new facts taken from all facts, not the publishable ones",
+     [("new = [f for i, f in wanted.items() if i not in present]", "new = [f for f in facts if f.id not in present]")],
+     "tool_output or chat_extraction"),
+    (2, "initial load only", [("    if stale:\n        store.delete(stale)\n", ""),
+                              ("changed = [f for i, f in wanted.items() if i in present and present[i] != f.fingerprint]",
+                               "changed = []")], "stale rows are not deleted"),
     # TODO 3: retrieve
     (3, "no oversampling", [("k=k * 4, filter=flt)", "k=k, filter=flt)")], "expected 4 * k = 20"),
     (3, "a fixed candidate count", [("k=k * 4, filter=flt)", "k=20, filter=flt)")], "expected k=12 and 3 hits"),
@@ -226,6 +306,25 @@ WRONG_ANSWERS = [
     (3, "kinds string not split", [("""    if isinstance(kinds, str):
         kinds = [s.strip() for s in kinds.split(",") if s.strip()]
 """, "")], "is not split into a list"),
+    # adversarial review (adv0405): TODO 3
+    (3, "only the first kind ($eq)", [("k=k * 4, filter=flt)", 'k=k * 4, filter={"kind": kinds[0]} if kinds else None)')],
+     "the filter must ask for every kind in kinds"),
+    (3, "a filter on a key the metadata lacks", [("k=k * 4, filter=flt)",
+                                                  'k=k * 4, filter={"kinds": {"$in": kinds}} if kinds else None)')],
+     "the filter matches no row"),
+    (3, "no scores (distance 0)",
+     [("hits = knowledge_vs.similarity_search_with_score(query, k=k * 4, filter=flt)",
+       "hits = [(d, 0.0) for d in knowledge_vs.similarity_search(query, k=k * 4, filter=flt)]")],
+     "the distance is not the search's own"),
+    (3, "a filter even without kinds", [("k=k * 4, filter=flt)", 'k=k * 4, filter={"kind": {"$in": kinds}})')],
+     "without kinds: the store rejected the filter"),
+    (3, "the kinds list as the filter value", [("k=k * 4, filter=flt)",
+                                                'k=k * 4, filter={"kind": kinds} if kinds else None)')],
+     "the store rejected the filter"),
+    # adversarial review (adv0405), second round
+    (2, "subjects embedded instead of bodies", [("store.add_texts([f.body for f in new + changed]",
+                                                 "store.add_texts([f.subject for f in new + changed]")],
+     "instead of the fact's body"),
 ]
 
 
@@ -251,3 +350,10 @@ def test_todo_3_says_so_when_the_store_has_not_been_prepared(notebook):
     with pytest.raises(CheckpointFailed, match="the notebook has no `rerank` yet"):
         ns = notebook(SOLUTION_CELLS["p04-todo3"])
         part04.check_retrieve_knowledge(ns["conn"], ns["retrieve_knowledge"])
+
+
+def test_a_per_table_scan_is_another_correct_answer(notebook, capsys):
+    """A listing of USER_TABLES, then each table's comments: its listing rows are not comment rows filtered in
+    Python (the check counts only rows read from the comment views)."""
+    run_todo(notebook, 1, variant(1, (_region(1), PER_TABLE_SCAN)))
+    expect_passed(capsys, 1)

@@ -61,6 +61,32 @@ OTHER_CORRECT_ANSWERS = [
                                  ("rrf_k=60,", "")]),
     (4, "a ratio cliff", [('rows[i - 1]["rerank_score"] - rows[i]["rerank_score"] > 0.25',
                            'rows[i]["rerank_score"] < 0.5 * rows[i - 1]["rerank_score"]')]),
+    # adversarial review (adv0405)
+    # stopwords in braces are dropped by the lexer (Oracle Text's default stoplist), so braced question words match
+    # the same chunks as keyword_terms's content words: accepted on purpose
+    (1, "every word of the question, braced, as the fallback",
+     [('keyword_terms(question, "or")', '" OR ".join("{" + w + "}" for w in question.rstrip("?").split())')]),
+    (1, "terms de-duplicated by hand, braces built inline",
+     [("terms = list(dict.fromkeys(entities + expansions))", "terms = entities + [e for e in expansions if e not in entities]"),
+      ('" OR ".join(escape_braces(term) for term in terms)', '"{" + "} OR {".join(t.replace("}", "}}") for t in terms) + "}"')]),
+    (2, "tables still unprotected, from one query",
+     [("""        cur.execute("SELECT object_name FROM user_policies WHERE policy_name = 'TENANT_ISOLATION' ORDER BY object_name")
+        protected = {row[0] for row in cur.fetchall()}""",
+       """        cur.execute("SELECT table_name FROM user_tab_columns WHERE column_name = 'TENANT_ID' AND table_name NOT IN "
+                    "(SELECT object_name FROM user_policies WHERE policy_name = 'TENANT_ISOLATION')")
+        protected = set(tables) - {row[0] for row in cur.fetchall()}""")]),
+    (3, "pools fused with UNION ALL and GROUP BY",
+     [("""      SELECT COALESCE(v.id, l.id) AS id, v.vec_rank, l.lex_rank,
+             COALESCE(1 / (:rrf_k + v.vec_rank), 0) + COALESCE(1 / (:rrf_k + l.lex_rank), 0) AS rrf_score
+        FROM vec_pool v FULL OUTER JOIN lex_pool l ON l.id = v.id),""",
+       """      SELECT id, MAX(vec_rank) AS vec_rank, MAX(lex_rank) AS lex_rank, SUM(1 / (:rrf_k + r)) AS rrf_score
+        FROM (SELECT id, vec_rank, NULL AS lex_rank, vec_rank AS r FROM vec_pool
+              UNION ALL SELECT id, NULL, lex_rank, lex_rank FROM lex_pool)
+       GROUP BY id),""")]),
+    (4, "visit order from a sort key", [("visit = sorted(best.values()) + [i for i in visit if i not in best.values()]",
+                                         "firsts = set(best.values())\n        visit = sorted(visit, key=lambda i: (i not in firsts, i))")]),
+    (1, "terms joined with ACCUM (matches the rows OR matches)",
+     [('" OR ".join(escape_braces(term) for term in terms)', '" ACCUM ".join(escape_braces(term) for term in terms)')]),
 ]
 
 
@@ -112,7 +138,7 @@ WRONG_ANSWERS = [
     (3, "the question formatted into the SQL", [("USING :query AS data", "USING '{plan['question']}' AS data")],
      "into the SQL text instead of binding"),
     (3, "a hard-coded 40", [("FETCH FIRST :top_k ROWS ONLY)", "FETCH FIRST 40 ROWS ONLY)"),
-                            ("\n                 top_k=top_k)", ")")], "expected at most 12"),
+                            ("\n                 top_k=top_k)", ")")], "writes top_k=40 into the SQL text"),
     (3, "fusion in Python", [("""    with conn.cursor() as cur:
         cur.execute(sql, binds)
         return fetch_dicts(cur)""", """    from workshop.pipeline.search import polyglot_search
@@ -124,6 +150,69 @@ WRONG_ANSWERS = [
      "over the budget"),
     (4, "no cliff", [("> 0.25:", "> 99:")], "below a score cliff"),
     (4, "diversity order returned", [("for i in sorted(kept)]", "for i in kept]")], "not in rerank order"),
+    # adversarial review (adv0405)
+    # TODO 1
+    (1, "a fixed token budget", [("TOKEN_BUDGETS[intent]", 'TOKEN_BUDGETS["lookup"]')], "token_budget is 600 for a comparison"),
+    (1, "collections left out", [("choose_collections(question)", '["runbooks"]')], "(choose_collections(question))"),
+    (1, "terms joined with AND", [('" OR ".join(escape_braces(term) for term in terms)',
+                                   '" AND ".join(escape_braces(term) for term in terms)')], "joins its terms with AND"),
+    (1, "the question left out of the plan", [('{"question": question, "entities"', '{"entities"')], "missing the key(s) ['question']"),
+    # TODO 2
+    (2, "a hard-coded list of tables",
+     [("""        cur.execute("SELECT table_name FROM user_tab_columns WHERE column_name = 'TENANT_ID' ORDER BY table_name")
+        tables = [row[0] for row in cur.fetchall()]""",
+       """        tables = ["KNOWLEDGE_BASE_CHUNK", "KNOWLEDGE_BASE_DOCUMENT"]""")], "a fixed list of table names"),
+    (2, "the table name formatted into the PL/SQL",
+     [("cur.execute(security.ADD_POLICY_SQL, table_name=table)",
+       "cur.execute(security.ADD_POLICY_SQL.replace(':table_name', f\"'{table}'\"))")],
+     "into the SQL text instead of binding"),
+    (2, "nothing returned", [("    return tables\n", "")], "returned None"),
+    (2, "SELECT statements only",
+     [("cur.execute(security.ADD_POLICY_SQL,",
+       "cur.execute(security.ADD_POLICY_SQL.replace(\"'SELECT,INSERT,UPDATE,DELETE'\", \"'SELECT'\"),")],
+     "inserted a globex document"),
+    # TODO 3
+    (3, "the ranks left out of the result", [("           k.vec_rank, k.lex_rank, k.rrf_score,", "           k.rrf_score,")],
+     "missing the key(s) ['vec_rank', 'lex_rank']"),
+    (3, "top_k formatted into the SQL", [("FETCH FIRST :top_k ROWS ONLY)", "FETCH FIRST {top_k} ROWS ONLY)"),
+                                         ("\n                 top_k=top_k)", ")")], "top_k=40 into the SQL text"),
+    (3, "collections formatted into the SQL",
+     [("collection_list, binds = collection_binds(plan[\"collections\"])",
+       "binds = {}\n    collection_list = ', '.join(\"'\" + c + \"'\" for c in plan[\"collections\"])")],
+     "into the SQL text instead of binding"),
+    (3, "no COALESCE around the reciprocal ranks",
+     [("COALESCE(1 / (:rrf_k + v.vec_rank), 0) + COALESCE(1 / (:rrf_k + l.lex_rank), 0)",
+       "1 / (:rrf_k + v.vec_rank) + 1 / (:rrf_k + l.lex_rank)")], "rrf_score is NULL"),
+    (3, "user_id OR without parentheses",
+     [("AND (d.user_id IS NULL OR d.user_id = :user_id)", "AND d.user_id IS NULL OR d.user_id = :user_id")],
+     "bibliography chunk"),
+    (3, "an unlimited lexical pool", [("ORDER BY SCORE(1) DESC, c.id FETCH FIRST :pool_size ROWS ONLY)",
+                                       "ORDER BY SCORE(1) DESC, c.id)")], "the lexical pool has no row limit"),
+    # TODO 4
+    (4, "the cliff measured from the top score",
+     [('rows[i - 1]["rerank_score"] - rows[i]["rerank_score"] > 0.25', 'rows[0]["rerank_score"] - rows[i]["rerank_score"] > 0.25')],
+     "no drop between neighbours is a cliff"),
+    (4, "stops at the first row that does not fit",
+     [("""            dropped.append((row["id"], "over budget"))""",
+       """            dropped.append((row["id"], "over budget"))
+            break""")], "the walk goes on"),
+    (4, "one row per source only", [("visit = sorted(best.values()) + [i for i in visit if i not in best.values()]",
+                                     "visit = sorted(best.values())")], "with budget left for A2"),
+    (4, "a report without kept and tokens",
+     [('return working_set, {"kept": [row["id"] for row in working_set], "dropped": dropped, "tokens": used}',
+       'return working_set, {"dropped": dropped}')], "missing the key(s) ['kept', 'tokens']"),
+    (4, "rows without their token counts",
+     [("working_set = [dict(eligible[i], tokens=estimate_tokens(eligible[i][\"content\"])) for i in sorted(kept)]",
+       "working_set = [eligible[i] for i in sorted(kept)]")], "carry no (or a wrong) 'tokens' count"),
+    # adversarial review (adv0405), second round
+    (1, "one of the expansions only", [("terms = list(dict.fromkeys(entities + expansions))",
+                                        "terms = list(dict.fromkeys(entities + expansions[:1]))")],
+     "of the plan's entities and expansions"),
+    (3, "rerank on the lexical expression", [("PREDICTION({RERANKER} USING :query AS first_input",
+                                              "PREDICTION({RERANKER} USING :lex_query AS first_input")], "rerank_score of"),
+    (3, "filters in the lexical pool only", [("       WHERE {scope}\n", "\n")], "are the stage-2 filters in both pools?"),
+    (4, "tokens counted as words", [('row, tokens = eligible[i], estimate_tokens(eligible[i]["content"])',
+                                     'row, tokens = eligible[i], len(eligible[i]["content"].split())')], "over the budget"),
 ]
 
 
@@ -145,4 +234,8 @@ def test_checkpoints_leave_the_session_and_the_tables_as_found(notebook):
     security.set_tenant(conn, "acme")
     with conn.cursor() as cur:
         cur.execute("SELECT COUNT(*) FROM knowledge_base_document WHERE id LIKE 'CHK-%'")
+        assert cur.fetchone() == (0,)
+        cur.execute("SELECT COUNT(*) FROM user_tables WHERE table_name LIKE 'CKPT\\_%' ESCAPE '\\'")
+        assert cur.fetchone() == (0,)                     # TODO 2's probe table is dropped again
+        cur.execute("SELECT COUNT(*) FROM user_policies WHERE object_name LIKE 'CKPT\\_%' ESCAPE '\\'")
         assert cur.fetchone() == (0,)
