@@ -58,6 +58,7 @@ VERIFIER_HINT = ("Read AGENT_FINDINGS back: COUNT(*) WHERE run_id = :run_id AND 
                  "True only for exactly that run's row.")
 
 ALLOWED_TABLES = ("FINANCE_LOANS", "FINANCE_CUSTOMERS")
+REPORT_KEYS = ("loan_id", "customer_id", "product", "rate_bp", "status")
 
 #: The statements the learner's guard must refuse (the full fuzz list is in tests/harness/test_guard.py).
 HOSTILE = [
@@ -78,6 +79,9 @@ HOSTILE = [
      "SELECT * FROM finance_loans WHERE customer_id IN (SELECT customer_id FROM finance_sar_reports)"),
     ("a schema-qualified table", "SELECT * FROM workshop.finance_loans"),
     ("mixed case", "DeLeTe FrOm FiNaNcE_lOaNs"),
+    ("MERGE", "MERGE INTO finance_loans l USING finance_customers c ON (l.customer_id = c.customer_id) "
+              "WHEN MATCHED THEN UPDATE SET l.rate_bp = 0"),
+    ("a statement that is not a query (SET TRANSACTION)", "SET TRANSACTION READ WRITE"),
 ]
 #: Plain queries the guard must still accept (an over-strict guard breaks the agent's next cell).
 ACCEPTED = [
@@ -111,6 +115,7 @@ def check_tool_allowlist(conn: oracledb.Connection, check_toolset: Callable) -> 
     for name, available in (("an extra tool (write_query)", allowed + ["write_query"]),
                             ("a missing tool (save_finding)", allowed[:2]),
                             ("one tool swapped for another", allowed[:2] + ["drop_table"]),
+                            ("a tool named in another case (SAVE_FINDING)", allowed[:2] + ["SAVE_FINDING"]),
                             ("no tools at all", [])):
         try:
             check_toolset(available, allowed)
@@ -192,6 +197,14 @@ def check_governed_report(conn: oracledb.Connection, loans_above_rate: Callable)
             continue
         fail(f"loans_above_rate({bad!r}) was accepted: a governed tool refuses ill-typed or out-of-range input "
              "before any SQL runs")
+    for edge in (0, 10000):
+        try:
+            loans_above_rate(RecordingConnection(conn), edge)
+        except NotImplementedError:
+            raise
+        except (ValueError, TypeError) as error:
+            fail(f"loans_above_rate({edge}) was refused ({error}): the rates run from 0 to 10000 inclusive, and a "
+                 "governed tool must answer every valid input", "0 <= rate_bp <= 10000")
     expected = LOANS_ABOVE_RATE.run(conn, rate_bp=rate)
     texts = []
     for probe in (rate, rate - 100):
@@ -199,6 +212,10 @@ def check_governed_report(conn: oracledb.Connection, loans_above_rate: Callable)
         rows = loans_above_rate(recorder, probe)
         expect(isinstance(rows, list) and all(isinstance(r, dict) for r in rows),
                f"loans_above_rate returned {type(rows).__name__}, expected a list of dicts (the agent logs them)")
+        odd = next((r for r in rows if not set(REPORT_KEYS) <= set(r)), None)
+        expect(odd is None, f"a row has the keys {sorted(map(str, odd or {}))}, expected the lower-case keys "
+               f"{list(REPORT_KEYS)} (the agent and the next cell read them by name)",
+               "names = [d[0].lower() for d in cur.description]")
         expect(len(recorder.statements) == 1, f"loans_above_rate ran {len(recorder.statements)} statements, "
                                               "expected one fixed statement")
         expect_bound(recorder, {"rate_bp": probe}, "loans_above_rate", hint=REPORT_HINT)
@@ -247,13 +264,22 @@ def _verifier_probes(conn: oracledb.Connection, finding_saved: Callable, run: st
             (other, "CASE-7", False, "a case saved by another run"),
             (run, "CASE-9", False, "a finding nobody saved (the planner only said so)"),
         ]
+        calls = []
         for run_id, case_ref, want, what in cases:
+            first = len(recorder.statements)
             got = finding_saved(recorder, run_id, case_ref)
             expect(isinstance(got, (bool, int)) and bool(got) == want,
                    f"finding_saved returned {got!r} for {what}, expected {want}")
+            calls.append((run_id, case_ref, recorder.statements[first:]))
         expect(recorder.queries(), "finding_saved did not query the database: the verifier must read state back, "
                                    "not trust the answer")
         expect_bound(recorder, {"run_id": run, "case_ref": "CASE-9"}, "finding_saved", hint=VERIFIER_HINT)
+        for run_id, case_ref, statements in calls:
+            bound = [v for statement in statements for v in statement.bind_values()]
+            expect(run_id in bound and case_ref in bound,
+                   f"finding_saved({run_id!r}, {case_ref!r}) did not bind both values: the database must find the "
+                   "row (WHERE run_id = :run_id AND case_ref = :case_ref, both bound), not Python filter the run's "
+                   "rows", VERIFIER_HINT)
 
 
 # --------------------------------------------------------------------------- the budget
@@ -313,6 +339,13 @@ def check_budget(conn: oracledb.Connection, budgeted_call: Callable) -> str:
            f"{budget.max_tokens}: refuse the output before adding its cost (the budget is never exceeded)")
     expect(budget.tool_calls == 4, f"budget.tool_calls is {budget.tool_calls} after 4 calls (the 4th ran, its output "
                                    "was refused)")
+    # room left, but not for a whole output: the refused output is not half-admitted
+    slack = Budget(max_tool_calls=100, max_tokens=3 * cost + cost // 2)
+    done, exhausted = _exhausts(budgeted_call, slack, _ProbeTool(text), 6)
+    expect(done == 3 and exhausted is not None and slack.tokens == 3 * cost,
+           f"with {cost // 2} tokens of room left, an output of {cost} was refused but budget.tokens went from "
+           f"{3 * cost} to {slack.tokens}: the refused output was half-admitted (charge an output whole, or not at "
+           "all)", BUDGET_HINT)
     # the next cell: a planner scripted to loop, through the harness, ends budget_exhausted at exactly the cap
     calls = _looping_run(conn, budgeted_call)
     return f"3 calls under a cap of 3, 3 x {cost} tokens in a budget of {3 * cost}; a looping run stopped at {calls}"
@@ -350,7 +383,8 @@ def _delete_run(conn: oracledb.Connection, run_id: str) -> None:
 # --------------------------------------------------------------------------- the run record
 _KEY_1, _KEY_2 = "sk-live-" + "Q1w2E3r4T5y6U7i8O9p0", "sk-test-" + "Z9x8C7v6B5n4M3l2K1j0"
 _PASSWORD, _BEARER, _API_KEY = "hunter2-" + "plain", "Bearer " + "eyJhbGciOiJIUzI1NiJ9abc", "plain" + "value12345"
-_PLANTED = (_KEY_1, _KEY_2, _PASSWORD, _BEARER.split()[1], _API_KEY)
+_PIN = 4829136
+_PLANTED = (_KEY_1, _KEY_2, _PASSWORD, _BEARER.split()[1], _API_KEY, str(_PIN))
 
 
 def _leaks(value: Any) -> list[str]:
@@ -377,6 +411,7 @@ def check_run_record(conn: oracledb.Connection, redact: Callable) -> str:
         ("a secret-looking key in another case", {"DB_Password": _PASSWORD}),
         ("secrets nested in a list inside a dict", {"calls": [{"password": _PASSWORD}, {"header": _BEARER}]}),
         ("a tuple of secrets", ("ok", _KEY_1)),
+        ("a secret key holding a structure", {"credentials": {"user": "ana", "pin": _PIN}}),
     ]
     for what, value in probes:
         before = copy.deepcopy(value)
@@ -386,6 +421,13 @@ def check_run_record(conn: oracledb.Connection, redact: Callable) -> str:
         leaked = _leaks(got)
         expect(not leaked, f"redact left a secret in {what}: {got!r}", RUN_RECORD_HINT)
         expect(REDACTED in repr(got), f"redact removed {what} instead of marking it {REDACTED}: {got!r}")
+    try:
+        keyed = redact({1: "one", "token": _API_KEY})
+    except TypeError as error:
+        fail(f"redact failed on a key that is not a string ({error}): tool outputs can be keyed by numbers",
+             "Match the pattern against str(key).")
+    expect(keyed == {1: "one", "token": REDACTED}, f"redact({{1: 'one', 'token': ...}}) returned {keyed!r}: a key "
+           "that is not a string stays as it is, a secret key's value becomes " + REDACTED)
     shaped = redact({"api_key": _API_KEY, "rate_bp": 1400})
     expect(isinstance(shaped, dict) and shaped.get("rate_bp") == 1400 and shaped.get("api_key") == REDACTED,
            f"redact({{'api_key': ..., 'rate_bp': 1400}}) returned {shaped!r}: keep the dict's shape, redact the "
@@ -475,6 +517,9 @@ def _identity_probes(conn: oracledb.Connection, tenant_tool: Callable, security:
             continue                                # refused as invalid input: what the harness logs
         expect(_cases(rows) == ["AC-1", "AC-2"], f"called with {forged}, the acme tool returned {_cases(rows)}: "
                "identity was taken from a tool argument (it must come from the session the harness bound)")
+    one = _cases(acme(limit=1))
+    expect(one == ["AC-1"], f"called with limit=1, the acme tool returned {one}: pass the call's arguments on "
+           "(OPEN_CASES.run(conn, **arguments))")
     initech = tenant_tool(recorder, "initech")
     expect(_cases(initech(limit=10)) == ["IN-1", "IN-2"], "the initech tool did not return initech's open cases")
     again = _cases(acme(limit=10))
@@ -539,6 +584,10 @@ def _approval_probes(conn, consume_approval, ids, tag, args, other_args) -> str:
                       "(an approval is single use)")
     expect(approvals.approval_status(conn, ids["approved"]) == "consumed",
            "after the approved call, its approval is not 'consumed'")
+    conn.rollback()                                   # what a crash right after the call would do
+    expect(approvals.approval_status(conn, ids["approved"]) == "consumed",
+           "the consumption was not committed: a rollback (or a crash) after the call hands the approval back for "
+           "a second use; commit the UPDATE in consume_approval", APPROVAL_HINT)
     kinds = [s.sql.lstrip().split(None, 1)[0].upper() for s in recorder.statements]
     expect(kinds == ["UPDATE"], f"consume_approval ran {kinds}: check and consume in ONE UPDATE (a SELECT first "
                                 "lets two runs consume one approval between the check and the write)")

@@ -29,6 +29,7 @@ from workshop.agent_memory import evaluation as ev
 from workshop.agent_memory import oamp, policy, store
 from workshop.retrieval import keyword_terms
 
+from .framework.sql import parse
 from .framework import (RecordingConnection, checkpoint, expect, expect_at_most_k, expect_bound, expect_filled,
                         expect_table, fail, restore_rows)
 
@@ -46,7 +47,8 @@ SEARCH_HINT = ("One statement: a vector pool (ROW_NUMBER over VECTOR_DISTANCE) a
 PROBE_CONVERSATION = [
     {"role": "user", "content": "Good morning! My case CASE-7710 is still open.", "metadata": {"tenant": "globex",
                                                                                                "source": "chat"}},
-    {"role": "user", "content": "My PIN is 4412 if you need it. Please always reply in French.",
+    {"role": "user", "content": "My PIN is 4412 if you need it. Please always reply in French. "
+                                "Please always quote CASE-7710 in the subject line.",
      "metadata": {"tenant": "globex", "source": "chat", "channel": "web"}},
     {"role": "tool", "tool": "case_lookup", "content": "Case CASE-7710 was escalated to billing on 3 May.",
      "metadata": {"tenant": "globex", "source": "case-db"}},
@@ -133,12 +135,33 @@ def _ids(rows: Any, call: str) -> list[int]:
     return [int(r["memory_id"]) for r in rows]
 
 
+def _ends_with_memory_id(sql: str) -> bool:
+    """The outer query's last ORDER BY key is MEMORY_ID (by name, alias or select-list position), read with sqlglot
+    as Oracle parses it: fused ties are broken. An equal result on one database can hide a missing tie-break."""
+    from sqlglot import exp
+    try:
+        tree = parse(sql)
+    except ValueError:
+        return True                                   # unreadable here: the result comparison judges it
+    order = tree.args.get("order") if isinstance(tree, exp.Select) else None
+    if order is None or not order.expressions:
+        return False
+    last = order.expressions[-1].this
+    if isinstance(last, exp.Literal) and not last.is_string:
+        index = int(last.this) - 1
+        return 0 <= index < len(tree.expressions) and tree.expressions[index].alias_or_name.upper() == "MEMORY_ID"
+    return isinstance(last, exp.Column) and last.name.upper() == "MEMORY_ID"
+
+
 @checkpoint("search_memories, hybrid memory search in one scope", hint=SEARCH_HINT)
 def check_search_memories(conn: oracledb.Connection, search_memories: Callable[..., list]) -> str:
     expect_table(conn, store.TABLE)
     model = schema.identifier(config.embedding_model_name())
     user, other = f"ckpt_{uuid.uuid4().hex[:10]}", f"ckpt_other_{uuid.uuid4().hex[:6]}"
     rows = [dict(r, user_id=user if r["user_id"] == ev.USER_ID else other) for r in ev.memory_records()]
+    # the other user's words again, now under this user but another agent: the agent is part of the scope too
+    rows += [dict(r, user_id=user, agent_id=f"{ev.AGENT_ID}_other") for r in ev.memory_records()
+             if r["user_id"] != ev.USER_ID]
     with restore_rows(conn, store.TABLE, "MEMORY_ID"):
         store.add_memories(conn, rows, model)          # committed: the CONTEXT index syncs ON COMMIT
         ranks = []
@@ -153,23 +176,29 @@ def check_search_memories(conn: oracledb.Connection, search_memories: Callable[.
             expect(len(selects) == 1, f"{call} ran {len(selects)} queries: vector pool, lexical pool and fusion "
                                       "belong in ONE statement", SEARCH_HINT)
             expect_bound(rec, {"query": query, "user_id": user}, call)
+            statement = selects[0].sql
             with conn.cursor() as cur:
-                cur.execute("SELECT memory_id FROM agent_memories WHERE user_id <> :u ORDER BY memory_id", u=user)
-                foreign = {r[0] for r in cur.fetchall()}
+                cur.execute("SELECT memory_id, user_id FROM agent_memories WHERE user_id <> :u OR agent_id <> :a "
+                            "ORDER BY memory_id", u=user, a=ev.AGENT_ID)
+                foreign = {r[0]: r[1] for r in cur.fetchall()}
             leaked = [i for i in ids if i in foreign]
-            expect(not leaked, f"{call} returns memories of another user (ids {leaked}): the scope must restrict "
-                               "BOTH pools", "user_id = :user_id AND agent_id = :agent_id in the vector AND the "
-                                              "lexical pool.")
+            whose = "another user" if any(foreign[i] != user for i in leaked) else "another agent of this user"
+            expect(not leaked, f"{call} returns memories of {whose} (ids {leaked}): the scope (user AND agent) must "
+                               "restrict BOTH pools", "user_id = :user_id AND agent_id = :agent_id in the vector AND "
+                                                      "the lexical pool.")
             want = _reference(conn, query, user, 5, model)
             if ids != want:
                 vec_only = [r["memory_id"] for r in store.vector_search(conn, query, user_id=user,
                                                                           agent_id=ev.AGENT_ID, model=model)]
                 if ids == vec_only:
-                    fail(f"{call} gives the vector-only order {ids}: the lexical leg is missing from the fusion",
-                         SEARCH_HINT)
+                    fail(f"{call} gives the vector-only order {ids}: the lexical leg is missing from the fusion, or "
+                         "finds nothing (CONTAINS takes keyword_terms(query, 'or'), not the raw question)", SEARCH_HINT)
                 fail(f"{call} returned ids {ids}, expected {want} (hybrid RRF, ties by memory_id)", SEARCH_HINT)
             expected_text = ev.MEMORIES[key]
             ranks.append(ev.rank_of(got, expected_text))
+        expect(_ends_with_memory_id(statement), "search_memories: the final ORDER BY does not end with memory_id, so "
+               "memories with one fused score come back in whatever order the database reads them",
+               "ORDER BY rrf_score DESC, memory_id")
         got = search_memories(RecordingConnection(conn), "INV-48291", user_id=user, agent_id=ev.AGENT_ID, k=2)
         expect_at_most_k(got, 2)
         expect(_ids(got, "search_memories(..., k=2)") == _reference(conn, "INV-48291", user, 2, model),

@@ -67,6 +67,55 @@ WRONG_ANSWERS = [
     ("harvest_sql", "the whole arguments document as the candidates",
      [("JSON_QUERY(t.arguments, '$.candidates')", "JSON_QUERY(t.arguments, '$')")], ""),
     ("harvest_sql", "a column not aliased", [("AS candidate_ids", "AS candidates")], "candidate_ids"),
+    # adversarial review (parts 06-08): mistakes the first table did not hold
+    ("recall_at_k", "a duplicate in the ranking counted twice",
+     [("len(relevant.intersection(ranked[:k]))", "sum(1 for doc in ranked[:k] if doc in relevant)")], "listed twice"),
+    ("recall_at_k", "no guard for a query without relevant chunks", [("    if not relevant:\n        return 0.0\n", "")],
+     "divides by zero"),
+    ("recall_at_k", "capped recall: divided by min(k, relevant)", [("/ len(relevant)", "/ min(k, len(relevant))")],
+     "capped recall"),
+    ("recall_at_k", "grade 1 not counted as relevant", [("grade >= 1", "grade >= 2")], "graded 1"),
+    ("precision_at_k", "divided by the query's relevant count (recall's denominator)",
+     [("/ k", "/ max(sum(1 for g in relevance.values() if g >= 1), 1)")], "is recall"),
+    ("precision_at_k", "grade 1 not counted as relevant", [("relevance.get(doc, 0) >= 1", "relevance.get(doc, 0) >= 2")],
+     "graded 1"),
+    ("precision_at_k", "cut one short of k", [("ranked[:k]", "ranked[:k - 1]")], "rank k"),
+    ("mrr_at_k", "cut one short of k", [("ranked[:k]", "ranked[:k - 1]")], "at rank k"),
+    ("mrr_at_k", "no return when nothing is relevant", [("            return 1.0 / rank\n    return 0.0",
+                                                         "            return 1.0 / rank")], "returned None"),
+    ("mrr_at_k", "the last relevant chunk instead of the first",
+     [("            return 1.0 / rank\n    return 0.0", "            last = 1.0 / rank\n    return locals().get('last', 0.0)")],
+     "first"),
+    ("mrr_at_k", "the mean reciprocal rank of every relevant chunk",
+     [("    for rank, doc in enumerate(ranked[:k], start=1):\n        if relevance.get(doc, 0) >= 1:\n"
+       "            return 1.0 / rank\n    return 0.0",
+       "    rr = [1 / r for r, d in enumerate(ranked[:k], start=1) if relevance.get(d, 0) >= 1]\n"
+       "    return sum(rr) / len(rr) if rr else 0.0")], "first"),
+    ("ndcg_at_k", "no guard for a query without relevant chunks", [("    if ideal == 0:\n        return 0.0\n", "")],
+     "divides by zero"),
+    ("ndcg_at_k", "the retrieved grades sorted too (order ignored)",
+     [("dcg([relevance.get(doc, 0) for doc in ranked[:k]])",
+       "dcg(sorted([relevance.get(doc, 0) for doc in ranked[:k]], reverse=True))")], "order of the ranked list"),
+    ("ndcg_at_k", "the ideal sorted ascending", [("sorted(relevance.values(), reverse=True)[:k]",
+                                                  "sorted(relevance.values())[:k]")], "best first"),
+    ("ndcg_at_k", "the ideal cut at the length of the retrieved list",
+     [("sorted(relevance.values(), reverse=True)[:k]", "sorted(relevance.values(), reverse=True)[:len(ranked[:k])]")],
+     "not at the length"),
+    ("ndcg_at_k", "rank 2 left undiscounted (1 / max(1, log2 rank))",
+     [("grade / math.log2(rank + 1)", "grade / max(1.0, math.log2(rank))")], "rank 2 is discounted"),
+    ("harvest_sql", "the question read from the record instead of the user turn",
+     [("u.content AS question", "JSON_VALUE(t.arguments, '$.question') AS question")], "user turn"),
+    ("harvest_sql", "a row limit left in", [("\n ORDER BY t.id", "\n ORDER BY t.id\n FETCH FIRST 50 ROWS ONLY")],
+     "limits its rows"),
+    ("harvest_sql", "a ROWNUM limit left in", [("   AND u.role = 'user'", "   AND u.role = 'user'\n   AND ROWNUM <= 100")],
+     "limits its rows"),
+    ("harvest_sql", "every retrieval-like tool (LIKE 'retrieval%')",
+     [("t.tool_name = 'retrieval_result'", "t.tool_name LIKE 'retrieval%'")], "other tool calls"),
+    ("harvest_sql", "joined on the thread instead of the turn",
+     [("ON u.id = JSON_VALUE(t.arguments, '$.turn_id' RETURNING NUMBER)", "ON u.thread_id = t.thread_id")],
+     "each retrieval must appear once"),
+    ("harvest_sql", "the candidates read with JSON_VALUE (a scalar)",
+     [("JSON_QUERY(t.arguments, '$.candidates')", "JSON_VALUE(t.arguments, '$.candidates')")], "candidate ids"),
 ]
 
 #: Other correct answers: (TODO, code)
@@ -87,6 +136,29 @@ OTHER_CORRECT = [
                   "    disc = lambda n: 1 / np.log2(np.arange(2, n + 2))\n"
                   "    idcg = float((ideal * disc(len(ideal))).sum())\n"
                   "    return float((gains * disc(len(gains))).sum()) / idcg if idcg else 0.0\n"),
+    ("recall_at_k", "def recall_at_k(ranked, relevance, k):\n"
+                    "    relevant = {d for d, g in relevance.items() if g >= 1}\n"
+                    "    found = set(ranked[:k]) & relevant\n"
+                    "    return len(found) / len(relevant) if len(relevant) else 0.0\n"),
+    ("precision_at_k", "def precision_at_k(ranked, relevance, k):\n"
+                       "    top = ranked[:k]\n"
+                       "    return len([d for d in top if relevance.get(d, 0) >= 1]) / float(k)\n"),
+    ("mrr_at_k", "def mrr_at_k(ranked, relevance, k):\n"
+                 "    first = next((i for i, d in enumerate(ranked) if relevance.get(d, 0) > 0), None)\n"
+                 "    return 0.0 if first is None or first >= k else 1.0 / (first + 1)\n"),
+    ("ndcg_at_k", "def dcg(grades):\n"
+                  "    return sum(g / math.log(r + 1) for r, g in enumerate(grades, start=1))  # any log base: a ratio\n"
+                  "def ndcg_at_k(ranked, relevance, k):\n"
+                  "    best = dcg(sorted((g for g in relevance.values() if g > 0), reverse=True)[:k])\n"
+                  "    return dcg([relevance.get(d, 0) for d in ranked[:k]]) / best if best > 0 else 0.0\n"),
+    ("harvest_sql", 'harvest_sql = """SELECT t.id AS log_id, u.content AS question,\n'
+                    "       JSON_VALUE(t.arguments, '$.tenant') AS tenant,\n"
+                    "       JSON_QUERY(t.arguments, '$.candidates') AS candidate_ids\n"
+                    "  FROM tool_log t\n"
+                    "  JOIN conversation_memory u ON u.id = JSON_VALUE(t.arguments, '$.turn_id' RETURNING NUMBER)\n"
+                    "                            AND u.role = 'user'\n"
+                    " WHERE t.tool_name IN ('retrieval_result')\n"
+                    ' ORDER BY 1"""\n'),
     ("harvest_sql", 'harvest_sql = """SELECT JSON_QUERY(r.arguments, \'$.candidates\') AS candidate_ids,\n'
                     "       r.id AS log_id, q.content AS question, JSON_VALUE(r.arguments, '$.tenant') AS tenant\n"
                     "  FROM conversation_memory q, tool_log r\n"

@@ -66,6 +66,8 @@ def notebook(built_db, tmp_path, monkeypatch):
         if conn is not None and conn.is_healthy():
             conn.rollback()
             conn.close()
+    for copy in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        copy.unlink(missing_ok=True)                # a copy per test: several GB over the module otherwise
 
 
 def run_todo(notebook, todo: str, source: str) -> None:
@@ -144,6 +146,23 @@ OTHER_CORRECT_ANSWERS = [
                          AND tool = :4 AND args_digest = :5 AND status = 'approved'""",
                     [approval_id, actor, run_id, tool, digest(tool, arguments)])
         consumed = cur.rowcount'''),)),
+    # adversarial review (parts 06-08)
+    ("tool_allowlist", "set inequality", (("if extra or missing:", "if set(available) != set(allowed):"),)),
+    ("sql_guard", "CTE aliases", (("{c.alias_or_name.upper() for c in tree.find_all(exp.CTE)}",
+                                   "set(map(str.upper, (c.alias for c in tree.find_all(exp.CTE))))"),)),
+    ("governed_report", "an exact type test", (
+        ("if not isinstance(rate_bp, int) or isinstance(rate_bp, bool) or not 0 <= rate_bp <= 10000:",
+         "if type(rate_bp) is not int or rate_bp < 0 or rate_bp > 10000:"),)),
+    ("budget", "the call that would pass the cap", (
+        ("if budget.tool_calls >= budget.max_tool_calls:", "if budget.tool_calls + 1 > budget.max_tool_calls:"),)),
+    ("verifier", "at least one row", (("return cur.fetchone()[0] == 1", "return cur.fetchone()[0] >= 1"),)),
+    ("run_record", "tuples kept as tuples", (("return [redact(v) for v in value]",
+                                              "return type(value)(redact(v) for v in value)"),)),
+    ("identity", "forged tenants dropped", (
+        ("        security.set_tenant(conn, tenant)\n        return OPEN_CASES.run(conn, **arguments)",
+         "        for forged in ('tenant', 'tenant_id'):\n            arguments.pop(forged, None)\n"
+         "        security.set_tenant(conn, tenant)\n        return OPEN_CASES.run(conn, **arguments)"),)),
+    ("approval", "any row consumed", (("consumed = cur.rowcount == 1", "consumed = cur.rowcount > 0"),)),
 ]
 
 
@@ -346,6 +365,108 @@ WRONG = [
     Wrong("identity", "next-cell", "tuples", "expected a list of dicts",
           edit=(("        return OPEN_CASES.run(conn, **arguments)",
                  "        return [tuple(r.values()) for r in OPEN_CASES.run(conn, **arguments)]"),)),
+    # adversarial review (parts 06-08): mistakes the first table did not hold
+    Wrong("tool_allowlist", "probe", "case-folded-names", "accepted a tool named in another case",
+          edit=(("found, wanted = set(available), set(allowed)",
+                 "found, wanted = {n.lower() for n in available}, {n.lower() for n in allowed}"),)),
+    Wrong("tool_allowlist", "method", "length-only", "accepted one tool swapped for another",
+          edit=(("if extra or missing:", "if len(found) != len(wanted):"),)),
+    Wrong("tool_allowlist", "method", "duplicates-refused", "refused a tool listed twice",
+          edit=(("if extra or missing:", "if extra or missing or sorted(available) != sorted(allowed):"),)),
+    Wrong("tool_allowlist", "next-cell", "returns-false", "accepted an extra tool",
+          edit=(('        raise ToolsetMismatch(f"tool allowlist mismatch: unexpected {extra}, missing {missing}; refusing to start")',
+                 "        return False"),)),
+    Wrong("sql_guard", "clause", "no-root-check", "a statement that is not a query",
+          edit=(("""    if not isinstance(tree, QUERY_NODES):
+        raise GuardRefused(f"{tree.key.upper()} is not a query")
+""", ""),)),
+    Wrong("sql_guard", "method", "blocklist-of-roots", "a statement that is not a query",
+          edit=(("if not isinstance(tree, QUERY_NODES):",
+                 "if isinstance(tree, (exp.Insert, exp.Update, exp.Delete, exp.Drop, exp.Create)):"),)),
+    Wrong("sql_guard", "probe", "trailing-semicolon-allowed", "let a trailing ';' through",
+          edit=(('if len(statements) != 1 or sql.strip().endswith(";"):', "if len(statements) != 1:"),)),
+    Wrong("sql_guard", "clause", "schema-qualified-allowed", "let a schema-qualified table through",
+          edit=(("if table.db or table.name.upper() not in permitted:", "if table.name.upper() not in permitted:"),)),
+    Wrong("sql_guard", "method", "dbms-text-search", "refused write words inside a string",
+          edit=(("    if package_names(sql):", "    if 'DBMS_' in sql.upper() or package_names(sql):"),)),
+    Wrong("sql_guard", "method", "prefix-allowlist", "let a table not on the allowlist through",
+          edit=(("if table.db or table.name.upper() not in permitted:",
+                 "if table.db or not (table.name.upper().startswith('FINANCE_') or table.name.upper() in permitted):"),)),
+    Wrong("governed_report", "probe", "zero-refused", "loans_above_rate(0) was refused",
+          edit=(("not 0 <= rate_bp <= 10000", "not 0 < rate_bp < 10000"),)),
+    Wrong("governed_report", "probe", "strings-coerced", "loans_above_rate('1400') was accepted",
+          edit=(("    if not isinstance(rate_bp, int) or isinstance(rate_bp, bool) or not 0 <= rate_bp <= 10000:",
+                 "    rate_bp = int(rate_bp) if isinstance(rate_bp, str) and rate_bp.isdigit() else rate_bp\n"
+                 "    if not isinstance(rate_bp, int) or isinstance(rate_bp, bool) or not 0 <= rate_bp <= 10000:"),)),
+    Wrong("governed_report", "next-cell", "upper-case-keys", "lower-case keys",
+          edit=(("names = [d[0].lower() for d in cur.description]", "names = [d[0] for d in cur.description]"),)),
+    Wrong("governed_report", "clause", "wrong-tie-break", "in another order",
+          edit=(("ORDER BY rate_bp DESC, loan_id", "ORDER BY rate_bp DESC, customer_id"),)),
+    Wrong("governed_report", "clause", "validated-after-sql", "ran SQL before refusing",
+          edit=(("""    if not isinstance(rate_bp, int) or isinstance(rate_bp, bool) or not 0 <= rate_bp <= 10000:
+        raise ValueError(f"rate_bp must be an integer from 0 to 10000 basis points, not {rate_bp!r}")
+    with conn.cursor() as cur:""", """    with conn.cursor() as cur:
+        cur.execute("SELECT 1 FROM dual")
+        if not isinstance(rate_bp, int) or isinstance(rate_bp, bool) or not 0 <= rate_bp <= 10000:
+            raise ValueError(f"rate_bp must be an integer from 0 to 10000 basis points, not {rate_bp!r}")"""),)),
+    Wrong("budget", "probe", "half-admitted", "half-admitted",
+          edit=(("""    if budget.tokens + cost > budget.max_tokens:
+        raise""", """    if budget.tokens + cost > budget.max_tokens:
+        budget.tokens = budget.max_tokens
+        raise"""),)),
+    Wrong("budget", "clause", "refused-calls-not-counted", "after 4 calls",
+          edit=(("    budget.tool_calls += 1\n    output = tool(**arguments)", "    output = tool(**arguments)"),
+                ("    budget.tokens += cost\n    return output", "    budget.tokens += cost\n    budget.tool_calls += 1\n    return output"))),
+    Wrong("budget", "method", "repr-not-str", "count in estimate_tokens units",
+          edit=(("cost = estimate_tokens(str(output))", "cost = estimate_tokens(repr(output))"),)),
+    Wrong("budget", "next-cell", "truncated-not-refused", "not the tool's output",
+          edit=(('        raise BudgetExhausted("tokens", f"token budget of {budget.max_tokens} would be exceeded by {cost} more")',
+                 "        return str(output)[:4 * (budget.max_tokens - budget.tokens)]"),)),
+    Wrong("budget", "clause", "wrong-reason", "('tokens')",
+          edit=(('raise BudgetExhausted("tool_calls", f"tool-call cap', 'raise BudgetExhausted("tokens", f"tool-call cap'),)),
+    Wrong("verifier", "method", "case-filtered-in-python", "bound",
+          edit=(('''        cur.execute("SELECT COUNT(*) FROM agent_findings WHERE run_id = :run_id AND case_ref = :case_ref",
+                    run_id=run_id, case_ref=case_ref)
+        return cur.fetchone()[0] == 1''', '''        cur.execute("SELECT case_ref FROM agent_findings WHERE run_id = :run_id", run_id=run_id)
+        return case_ref in [row[0] for row in cur.fetchall()]'''),)),
+    Wrong("verifier", "method", "reads-the-run-record", "returned False for this run's saved finding",
+          edit=(("FROM agent_findings WHERE run_id = :run_id AND case_ref = :case_ref",
+                 "FROM agent_run_events WHERE run_id = :run_id AND name = 'save_finding' AND status = :case_ref"),)),
+    Wrong("verifier", "clause", "queried-then-ignored", "returned True for a finding another run saved",
+          edit=(("return cur.fetchone()[0] == 1", "cur.fetchone()\n        return True"),)),
+    Wrong("run_record", "method", "match-not-search", "a secret-looking key in another case",
+          edit=(("SECRET_KEYS.search(str(k))", "SECRET_KEYS.match(str(k))"),)),
+    Wrong("run_record", "probe", "only-text-under-secret-keys", "left a secret in a secret key holding a structure",
+          edit=(("REDACTED if SECRET_KEYS.search(str(k)) else redact(v)",
+                 "REDACTED if SECRET_KEYS.search(str(k)) and isinstance(v, str) else redact(v)"),)),
+    Wrong("run_record", "probe", "non-text-keys", "a key that is not a string",
+          edit=(("SECRET_KEYS.search(str(k))", "SECRET_KEYS.search(k)"),)),
+    Wrong("run_record", "clause", "nested-dicts-not-searched", "left a secret in secrets nested in a list",
+          edit=(("REDACTED if SECRET_KEYS.search(str(k)) else redact(v)",
+                 "REDACTED if SECRET_KEYS.search(str(k)) else (redact(v) if isinstance(v, str) else v)"),)),
+    Wrong("run_record", "next-cell", "list-changed-in-place", "redact changed its input",
+          edit=(("        return [redact(v) for v in value]",
+                 "        if isinstance(value, list):\n            value[:] = [redact(v) for v in value]\n"
+                 "            return value\n        return [redact(v) for v in value]"),)),
+    Wrong("identity", "clause", "arguments-ignored", "limit=1",
+          edit=(("        return OPEN_CASES.run(conn, **arguments)", "        return OPEN_CASES.run(conn, limit=10)"),)),
+    Wrong("identity", "probe", "checked-at-call-time", "made a tool",
+          edit=(("""    if not isinstance(tenant, str) or not tenant:
+        raise ValueError("the harness opens the tools' session only for a verified tenant")
+
+    def open_cases(**arguments: Any) -> list[dict]:
+""", """    def open_cases(**arguments: Any) -> list[dict]:
+        if not tenant:
+            raise ValueError("the harness opens the tools' session only for a verified tenant")
+"""),)),
+    Wrong("identity", "probe", "only-none-refused", "tenant_tool(conn, '') made a tool",
+          edit=(("if not isinstance(tenant, str) or not tenant:", "if tenant is None:"),)),
+    Wrong("approval", "clause", "any-run", "another run",
+          edit=((" AND run_id = :run_id", ""), ("approval_id=approval_id, run_id=run_id,", "approval_id=approval_id,"))),
+    Wrong("approval", "clause", "not-committed", "not committed",
+          edit=(("    conn.commit()\n    return consumed", "    return consumed"),)),
+    Wrong("approval", "method", "rowcount-ignored", "would run without a human's",
+          edit=(("        consumed = cur.rowcount == 1", "        consumed = True"),)),
 ]
 
 
