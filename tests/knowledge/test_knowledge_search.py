@@ -117,3 +117,10 @@ def test_both_keyword_designs_find_rate_bp_and_operator_search_matters(store):
 def test_a_question_without_searchable_terms_skips_the_keyword_leg(store):
     hits = hybrid_search_knowledge(store, "the of and?")
     assert hits and all(h["txt_rank"] is None for h in hits)
+
+
+@pytest.mark.parametrize("question", ["", "   "])
+def test_an_empty_question_is_refused_with_a_clear_message(store, question):
+    # Oracle embeds '' as NULL, so the vector leg would have no distance to rank by.
+    with pytest.raises(ValueError, match="needs a question"):
+        hybrid_search_knowledge(store, question)

@@ -91,6 +91,8 @@ def seed_keyword_terms(query: str, stopwords: frozenset[str] = DEFAULT_STOPWORDS
 
 def hybrid_search_knowledge(store: OracleVS, query: str, k: int = 5, rrf_k: int = 60, legs_k: int = 30) -> list[dict]:
     """Vector leg + Oracle Text leg over the same table, fused with RRF: score = sum of 1 / (rrf_k + rank)."""
+    if not str(query).strip():           # Oracle embeds '' as NULL: no distance, nothing to rank
+        raise ValueError("hybrid_search_knowledge needs a question, not an empty string")
     fused: dict[str, dict] = {}
     for rank, (doc, distance) in enumerate(store.similarity_search_with_score(query, k=legs_k), start=1):
         hit = fused.setdefault(doc.id, to_hit(doc, rrf_score=0.0, vec_rank=None, txt_rank=None))
