@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -17,8 +18,18 @@ from workshop.embedded import connect
 BUILD_WAIT_SECONDS = 900
 
 
+def _stamp(path: Path) -> str:
+    stat = path.stat()
+    return f"{stat.st_size} {stat.st_mtime_ns}"
+
+
 def copy_db(source: Path, target: Path) -> Path:
-    """Copy an embedded database file (and its write-ahead log, if one is left)."""
+    """Copy an embedded database file (and its write-ahead log, if one is left). A shared build is checked
+    first: a test that wrote into it (instead of into a copy) would hand every other worker a torn file."""
+    ready = source.with_name("ready")
+    if ready.exists() and ready.read_text() and ready.read_text() != _stamp(source):
+        pytest.fail(f"the shared database {source} changed after it was built: a test wrote into it instead of "
+                    "into its own copy (use copy_db)")
     shutil.copyfile(source, target)
     wal = source.with_name(source.name + "-wal")
     if wal.exists():
@@ -49,7 +60,10 @@ def shared_file(tmp_path_factory, worker_id: str, name: str, make: Callable[[Pat
     except BaseException as exc:
         failed.write_text(repr(exc))
         raise
-    ready.touch()
+    with sqlite3.connect(target) as settled:          # fold the write-ahead log in, so the stamp is final
+        settled.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    settled.close()
+    ready.write_text(_stamp(target))
     return target
 
 

@@ -15,7 +15,7 @@ import pytest
 from checkpoints import part04
 from checkpoints.framework.render import in_ipython
 from checkpoints.framework import CheckpointError, CheckpointFailed
-from tests.checkpoints.shared import cells
+from tests.checkpoints.shared import cells, copy_db
 from workshop.config import PROJECT_ROOT
 
 NAME = "04_knowledge_retrieval.ipynb"
@@ -52,12 +52,14 @@ def _clear_mirrors() -> None:
 
 
 @pytest.fixture(scope="module")
-def prepared_db(built_db):
-    """The shared build with part 04 run once up to prepare_search (facts written, store synced and indexed)."""
+def prepared_db(built_db, tmp_path_factory):
+    """A module's own copy of the shared build with part 04 run once up to prepare_search (facts written, store
+    synced and indexed). Never the shared build itself: other xdist workers copy that file while this runs."""
+    path = copy_db(built_db, tmp_path_factory.mktemp("part04") / "workshop.db")
     with pytest.MonkeyPatch.context() as mp:
         mp.delenv("ORACLE_DSN", raising=False)
         mp.delenv("EMBED_MODEL", raising=False)
-        mp.setenv("WORKSHOP_EMBEDDED_DB", str(built_db))
+        mp.setenv("WORKSHOP_EMBEDDED_DB", str(path))
         fetch_lobs = oracledb.defaults.fetch_lobs
         ns = _namespace()
         for cell in ("p04-path", "p04-connect", *PREPARE):
@@ -65,12 +67,7 @@ def prepared_db(built_db):
         ns["conn"].close()
         _clear_mirrors()
         oracledb.defaults.fetch_lobs = fetch_lobs
-        yield built_db
-        from workshop.embedded import connect
-        from workshop.reset import reset_part
-        conn = connect(built_db)
-        reset_part(4, conn, log=None)
-        conn.close()
+    return path
 
 
 @pytest.fixture

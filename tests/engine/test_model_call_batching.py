@@ -3,7 +3,7 @@ those rows with PREDICTION makes ONE batched PREDICTION call: the collection pas
 vector, so it collects exactly the inputs the real pass needs (part 05's one-statement pipeline)."""
 import pytest
 
-from tests.pipeline.kb_db import kb_template  # noqa: F401  (a set-up database)
+from tests.pipeline.kb_db import kb_db, kb_template  # noqa: F401  (a private copy of a set-up database)
 from workshop.embedded import model_support
 
 SQL = """WITH pool AS (
@@ -16,9 +16,9 @@ ORDER BY s DESC, p.chunk_id"""
 
 
 @pytest.fixture
-def workshop(kb_template):
+def workshop(kb_db):
     from workshop.embedded import connect
-    conn = connect(kb_template)
+    conn = connect(kb_db)
     yield conn
     conn.close()
 
