@@ -111,6 +111,21 @@ def test_writes_stay_inside_the_tenant(secured, conn):
     assert rows == [(2, "globex", "vector search for globex"), (4, "globex", "graph memory secrets")]
 
 
+def test_update_check_still_holds_after_a_rollback(secured, conn):
+    """The check triggers are made inside the first write's transaction; a rollback removes them. The next write
+    must be checked all the same (a learner re-running a checkpoint that rolls back met this)."""
+    with pytest.raises(oracledb.DatabaseError) as exc:
+        secured.execute("INSERT INTO chunks (id, tenant_id, body) VALUES (9, 'globex', 'planted')")
+    assert ora_code(exc) == 28115
+    secured.execute("UPDATE chunks SET body = 'changed' WHERE id = 1")
+    conn.rollback()
+    for _ in range(2):
+        with pytest.raises(oracledb.DatabaseError) as exc:
+            secured.execute("INSERT INTO chunks (id, tenant_id, body) VALUES (9, 'globex', 'planted')")
+        assert ora_code(exc) == 28115
+        conn.rollback()
+
+
 def test_context_can_only_be_set_by_its_package(secured):
     with pytest.raises(oracledb.DatabaseError) as exc:
         secured.execute("BEGIN DBMS_SESSION.SET_CONTEXT('tenant_ctx', 'tenant_id', 'globex'); END;")

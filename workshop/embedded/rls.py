@@ -367,12 +367,17 @@ def install(engine: "Engine") -> None:
         return out
 
     engine.hooks.policies = policies
-    installed_for: list = [None]
+    installed_for: list = [None, frozenset()]     # the catalog key they were made for, their names
+
+    def installed_triggers() -> frozenset:
+        return frozenset(name for (name,) in db.execute("SELECT name FROM sqlite_temp_master WHERE type = "
+                                                        "'trigger' AND name LIKE 'ORA$RLS%'").fetchall())
 
     def ensure_check_triggers(engine_) -> None:
-        """Per-session temp triggers that reject rows an update_check policy would not show (ORA-28115)."""
+        """Per-session temp triggers that reject rows an update_check policy would not show (ORA-28115). They are
+        made inside the session's transaction, so a rollback removes them: checked on every write, not cached."""
         key = engine_.catalog.refresh()
-        if installed_for[0] == key:
+        if installed_for[0] == key and installed_triggers() == installed_for[1]:
             return
         from sqlglot import exp
         from .dialect import parse
@@ -405,7 +410,7 @@ def install(engine: "Engine") -> None:
                         db.execute(f'CREATE TEMP TRIGGER "ORA$RLS_{table_name}_{policy.name}_{event}" '
                                    f'BEFORE {event} ON main."{table_name}" WHEN NOT COALESCE(({check}), 0) '
                                    f"BEGIN SELECT RAISE(ABORT, 'ORA-28115: policy with check option violation'); END")
-        installed_for[0] = key
+        installed_for[:] = [key, installed_triggers()]
 
     engine.hooks.before_write.append(ensure_check_triggers)
 
