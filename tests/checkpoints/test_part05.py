@@ -46,6 +46,15 @@ def test_the_solution_passes(notebook, todo, capsys):
     expect_passed(capsys, todo)
 
 
+@pytest.mark.parametrize("todo", sorted(TODOS))
+def test_a_todo_and_its_checkpoint_run_twice_still_pass(notebook, todo, capsys):
+    """A learner re-runs the TODO cell and its checkpoint: the second run passes too (each checkpoint rolls back
+    and drops its probes; the engine's own rollback case is tests/engine/test_rls.py)."""
+    for _ in range(2):
+        run_todo(notebook, todo, SOLUTION_CELLS[TODOS[todo].cell])
+        expect_passed(capsys, todo)
+
+
 OTHER_CORRECT_ANSWERS = [
     (1, "hand-escaped braces", [('escape_braces(term)', '"{" + term.replace("}", "}}") + "}"')]),
     (2, "ORA-28101 caught instead of looked up",
