@@ -243,6 +243,20 @@ def _to_number(value: Any, where: str) -> int | float:
     raise EngineError(932, f"inconsistent datatypes: expected NUMBER for {where}")
 
 
+def cast_number(value: Any, precision: Any, scale: Any) -> int | float | None:
+    """CAST(x AS NUMBER(p[, s])) / INTEGER (NUMBER(38)): rounded to the scale, ORA-01438 beyond the precision
+    (SQL Reference, CAST and NUMBER data type)."""
+    if value is None or value == "":
+        return None
+    number = _to_number(value, "CAST")
+    number = _round_half_away(number, int(scale))
+    if abs(number) >= 10 ** (int(precision) - int(scale)):
+        raise EngineError(1438, "value larger than specified precision allowed for this column")
+    if isinstance(number, float) and number.is_integer() and abs(number) < 2 ** 63:
+        return int(number)
+    return number
+
+
 def _round_half_away(number: int | float, scale: int) -> int | float:
     """NUMBER(p, s) rounding: half away from zero, as Oracle rounds on store."""
     from decimal import Decimal, ROUND_HALF_UP

@@ -674,9 +674,58 @@ class Translator:
         call.meta["vector_metric"] = metric
         return call
 
+    def _to_number_if_char(self, node: exp.Expression, scope: Scope) -> exp.Expression:
+        """Oracle converts a character operand of arithmetic to NUMBER (ORA-01722 when it is not a number);
+        SQLite would read 'abc' as 0."""
+        return _ora("ORA_TO_NUMBER", node) if _is_char(self.infer_type(node, scope)) else node
+
+    def _numeric_operands(self, node: exp.Expression, scope: Scope) -> exp.Expression:
+        for key in ("this", "expression"):
+            operand = node.args.get(key)
+            if operand is not None:
+                node.set(key, self._to_number_if_char(operand, scope))
+        return node
+
+    def _coerce_char_number_comparison(self, node: exp.Expression, scope: Scope) -> None:
+        """Character compared with NUMBER: Oracle converts the character side to NUMBER ('01' = 1 is true,
+        'Ann' = 1 raises ORA-01722); SQLite compares them as text and silently answers false."""
+        if isinstance(node, exp.In):
+            if node.args.get("query") is not None:
+                return
+            others = node.expressions
+        else:
+            others = [node.expression]
+        left = self.infer_type(node.this, scope)
+        kinds = [self.infer_type(o, scope) for o in others]
+        if _is_datetime(left) or not isinstance(node, exp.In) and _is_datetime(kinds[0]):
+            # a DATE/TIMESTAMP compared with character: Oracle converts the character side with TO_DATE /
+            # TO_TIMESTAMP in the session's format (a malformed string is an error, never a text comparison)
+            target = left if _is_datetime(left) else kinds[0]
+            convert = "ORA_TO_DATE" if target == "DATE" else \
+                "ORA_TO_TIMESTAMP_TZ" if "ZONE" in target else "ORA_TO_TIMESTAMP"
+            if _is_char(left):
+                node.set("this", _ora(convert, node.this))
+            converted = [_ora(convert, o) if _is_char(k) else o for o, k in zip(others, kinds)]
+            if isinstance(node, exp.In):
+                node.set("expressions", converted)
+            else:
+                node.set("expression", converted[0])
+            return
+        if _is_char(left) and any(_is_numeric(k) for k in kinds):
+            node.set("this", _ora("ORA_TO_NUMBER", node.this))
+            left = "NUMBER"
+        if _is_numeric(left):
+            converted = [_ora("ORA_TO_NUMBER", o) if _is_char(k) else o for o, k in zip(others, kinds)]
+            if isinstance(node, exp.In):
+                node.set("expressions", converted)
+            else:
+                node.set("expression", converted[0])
+
     def _arithmetic(self, node: exp.Expression, scope: Scope) -> exp.Expression:
         left, right = node.this, node.expression
         lt, rt = self.infer_type(left, scope), self.infer_type(right, scope)
+        if not (_is_datetime(lt) or _is_datetime(rt) or _is_interval(left) or _is_interval(right)):
+            return self._numeric_operands(node, scope)
         sign = exp.Literal.number(1 if isinstance(node, exp.Add) else -1)
         if _is_interval(right):
             return _ora("ORA_INTERVAL_ADD", left, right, sign)
@@ -697,7 +746,13 @@ class Translator:
         if base in ("VARCHAR2", "VARCHAR", "NVARCHAR2", "CHAR", "NCHAR", "CLOB", "NCLOB"):
             size = _type_size(to)
             return _ora("ORA_CAST_CHAR", node.this, exp.Literal.number(size or 0))
-        if base in ("NUMBER", "INT", "INTEGER", "DECIMAL", "FLOAT", "DOUBLE PRECISION", "BINARY_DOUBLE"):
+        if base in ("INT", "INTEGER", "SMALLINT") or base in ("NUMBER", "DECIMAL") and to.expressions:
+            # INTEGER is NUMBER(38); NUMBER(p) is NUMBER(p, 0): the value is rounded to the scale, checked against p
+            params = [int(re.match(r"-?\d+", (p.this if isinstance(p, exp.DataTypeParam) else p).sql()).group())
+                      for p in to.expressions] if base in ("NUMBER", "DECIMAL") else [38, 0]
+            precision, scale = (params + [0])[:2]
+            return _ora("ORA_CAST_NUMBER", node.this, exp.Literal.number(precision), exp.Literal.number(scale))
+        if base in ("NUMBER", "DECIMAL", "FLOAT", "DOUBLE PRECISION", "BINARY_DOUBLE"):
             return _ora("ORA_TO_NUMBER", node.this)
         if base == "DATE":
             return _ora("ORA_CAST_DATE", node.this)
@@ -971,7 +1026,7 @@ class Translator:
                 return "VECTOR"
             if name in ("ORA_JSON",):
                 return "JSON"
-            if name in ("ORA_TO_NUMBER", "ORA_LENGTH"):
+            if name in ("ORA_TO_NUMBER", "ORA_LENGTH", "ORA_CAST_NUMBER"):
                 return "NUMBER"
             if name in ("ORA_CAST_CHAR", "ORA_CONCAT", "ORA_JSON_QUERY", "ORA_JSON_OBJECT", "ORA_LISTAGG",
                         "ORA_LISTAGG_ORDERED", "ORA_JSON_ARRAYAGG", "ORA_JSON_ARRAYAGG_ORDERED"):
@@ -1018,7 +1073,16 @@ def _interval(tr: Translator, node: exp.Interval, scope: Scope) -> exp.Expressio
 
 def _comparison(tr: Translator, node: exp.Expression, scope: Scope) -> exp.Expression:
     tr._coerce_raw_comparison(node, scope)
+    tr._coerce_char_number_comparison(node, scope)
     return NOT_HANDLED
+
+
+def _is_char(oracle_type: str | None) -> bool:
+    return oracle_type in ("VARCHAR2", "VARCHAR", "CHAR", "NVARCHAR2", "NCHAR")
+
+
+def _is_numeric(oracle_type: str | None) -> bool:
+    return oracle_type in ("NUMBER", "BINARY_DOUBLE", "BINARY_FLOAT", "FLOAT", "INTEGER")
 
 
 def _is(tr: Translator, node: exp.Is, scope: Scope) -> exp.Expression:
@@ -1110,6 +1174,12 @@ NODE_REWRITES: dict[type, Callable[[Translator, Any, Scope], exp.Expression]] = 
     exp.DistanceNd: lambda tr, node, scope: tr._distance("DOT", node.this, node.expression),
     exp.EQ: _comparison,
     exp.NEQ: _comparison,
+    exp.GT: _comparison,
+    exp.GTE: _comparison,
+    exp.LT: _comparison,
+    exp.LTE: _comparison,
+    exp.Mul: lambda tr, node, scope: tr._numeric_operands(node, scope),
+    exp.Neg: lambda tr, node, scope: tr._numeric_operands(node, scope),
     exp.In: _comparison,
     exp.Is: _is,
     exp.Not: _not,
@@ -1152,7 +1222,7 @@ PASSTHROUGH_NODES: frozenset[type] = frozenset({
     exp.Alias, exp.TableAlias, exp.Table, exp.Identifier, exp.Star, exp.Tuple, exp.Paren, exp.Var,
     exp.Null, exp.DataType, exp.DataTypeParam, ModelArg,
     # operators SQLite evaluates as Oracle does
-    exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.Escape, exp.Between, exp.Mul, exp.Neg,
+    exp.Like, exp.Escape, exp.Between,
     # JSON_TABLE / JSON_OBJECT parts, read by their parent's handler
     exp.JSONColumnDef, exp.JSONKeyValue, exp.JSONSchema,
 })

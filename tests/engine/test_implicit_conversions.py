@@ -1,0 +1,59 @@
+"""Oracle's implicit conversions where SQLite's type affinity would answer differently (SQL Language Reference,
+"Data Type Comparison Rules" / "Implicit and Explicit Data Conversion": in arithmetic and in comparisons with a
+NUMBER, character values are converted to NUMBER; compared with a DATE or TIMESTAMP they are converted to that
+type; CAST to NUMBER(p, s) rounds to s and raises ORA-01438 beyond p; INTEGER is NUMBER(38))."""
+import oracledb
+import pytest
+
+from tests.conftest import ora_code
+
+
+@pytest.fixture
+def emp(cur):
+    cur.execute("CREATE TABLE emp (id NUMBER PRIMARY KEY, name VARCHAR2(20), code VARCHAR2(5), hired DATE)")
+    cur.executemany("INSERT INTO emp VALUES (:1, :2, :3, TO_DATE(:4, 'YYYY-MM-DD'))",
+                    [(1, "Ann", "01", "2020-01-15"), (2, "Bob", "2", "2021-03-01")])
+    return cur
+
+
+@pytest.mark.parametrize("sql, expected", [
+    ("SELECT '1' + 1, 2 * '3', -'4', '10' - 1, '7' / 2 FROM dual", (2, 6, -4, 9, 3.5)),
+    ("SELECT CAST(3.7 AS INTEGER), CAST(3.75 AS NUMBER(3,1)), CAST(12.5 AS NUMBER(2)), CAST(-2.5 AS INT) FROM dual",
+     (4, 3.8, 13, -3)),
+])
+def test_character_operands_and_casts(cur, sql, expected):
+    assert cur.execute(sql).fetchone() == expected
+
+
+@pytest.mark.parametrize("sql, code", [
+    ("SELECT 'abc' + 1 FROM dual", 1722),            # SQLite: 1
+    ("SELECT 'abc' * 2 FROM dual", 1722),            # SQLite: 0
+    ("SELECT -'x' FROM dual", 1722),
+    ("SELECT CAST(123.4 AS NUMBER(2)) FROM dual", 1438),   # SQLite: 123.4
+    ("SELECT CAST('x' AS INTEGER) FROM dual", 1722),
+])
+def test_invalid_numbers_are_errors(cur, sql, code):
+    with pytest.raises(oracledb.DatabaseError) as info:
+        cur.execute(sql)
+    assert ora_code(info) == code
+
+
+def test_character_compared_with_number_is_converted_to_number(emp):
+    # '01' = 1 on Oracle (TO_NUMBER('01')); SQLite compared text and found nothing
+    assert emp.execute("SELECT id FROM emp WHERE code = 1").fetchall() == [(1,)]
+    assert emp.execute("SELECT id FROM emp WHERE code > 1").fetchall() == [(2,)]
+    assert emp.execute("SELECT id FROM emp WHERE id = '1'").fetchall() == [(1,)]
+    assert emp.execute("SELECT id FROM emp WHERE id IN ('1', '02') ORDER BY id").fetchall() == [(1,), (2,)]
+    with pytest.raises(oracledb.DatabaseError) as info:     # TO_NUMBER('Ann'); SQLite silently matched nothing
+        emp.execute("SELECT id FROM emp WHERE name = 1")
+    assert ora_code(info) == 1722
+    with pytest.raises(oracledb.DatabaseError) as info:
+        emp.execute("SELECT id FROM emp WHERE id = 'one'")
+    assert ora_code(info) == 1722
+
+
+def test_character_compared_with_a_date_is_converted_to_a_date(emp):
+    assert emp.execute("SELECT id FROM emp WHERE hired > '2021-01-01'").fetchall() == [(2,)]
+    assert emp.execute("SELECT id FROM emp WHERE '2021-01-01' > hired").fetchall() == [(1,)]
+    with pytest.raises(oracledb.DatabaseError):           # not a date: an error, not a text comparison
+        emp.execute("SELECT id FROM emp WHERE hired > 'soon'")
