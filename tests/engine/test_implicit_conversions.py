@@ -57,3 +57,28 @@ def test_character_compared_with_a_date_is_converted_to_a_date(emp):
     assert emp.execute("SELECT id FROM emp WHERE '2021-01-01' > hired").fetchall() == [(1,)]
     with pytest.raises(oracledb.DatabaseError):           # not a date: an error, not a text comparison
         emp.execute("SELECT id FROM emp WHERE hired > 'soon'")
+
+
+@pytest.mark.parametrize("sql, code", [
+    # SQL Language Reference, "The UNION [ALL], INTERSECT, MINUS Operators": the legs must have the same number of
+    # columns and corresponding columns the same datatype group (SQLite mixed text and numbers in one column)
+    ("SELECT name FROM emp UNION SELECT id FROM emp", 1790),
+    ("SELECT hired FROM emp UNION ALL SELECT 'x' FROM dual", 1790),
+    ("SELECT name FROM emp MINUS SELECT 1 FROM dual", 1790),
+    ("SELECT name, id FROM emp UNION SELECT name FROM emp", 1789),          # was ORA-20999 (internal error)
+    ("SELECT name FROM emp ORDER BY 3", 1785),                               # was ORA-20999
+    # CASE: "all of the return_exprs must be of the same data type group" (ORA-00932)
+    ("SELECT CASE WHEN id = 1 THEN 1 ELSE 'x' END FROM emp", 932),
+    ("SELECT CASE name WHEN 'Ann' THEN hired ELSE 0 END FROM emp", 932),
+])
+def test_mismatched_query_shapes_are_oracle_errors(emp, sql, code):
+    with pytest.raises(oracledb.DatabaseError) as info:
+        emp.execute(sql)
+    assert ora_code(info) == code
+
+
+def test_matching_shapes_still_run(emp):
+    assert emp.execute("SELECT name, id FROM emp UNION ALL SELECT 'x', NULL FROM dual ORDER BY 2 NULLS FIRST"
+                       ).fetchall() == [("x", None), ("Ann", 1), ("Bob", 2)]
+    assert emp.execute("SELECT CASE WHEN id = 1 THEN 'one' ELSE name END FROM emp ORDER BY id").fetchall() == [
+        ("one",), ("Bob",)]

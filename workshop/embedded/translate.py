@@ -275,6 +275,7 @@ class Translator:
         if isinstance(node, exp.SetOperation):
             node.set("this", self._rewrite_query(node.this, parent))
             node.set("expression", self._rewrite_query(node.expression, parent))
+            self._check_set_operation(node)
             self._rewrite_limits(node)
             return node
         if not isinstance(node, exp.Select):
@@ -329,6 +330,23 @@ class Translator:
             self._scopes_by_select[id(outer)] = scope
             return outer
         return node
+
+    def _check_set_operation(self, node: exp.SetOperation) -> None:
+        """Oracle checks the legs of UNION / INTERSECT / MINUS: the same number of columns (ORA-01789) and, column
+        by column, the same datatype group (ORA-01790); SQLite would mix text and numbers in one column."""
+        legs = [_select_of(node.this), _select_of(node.expression)]
+        if not all(isinstance(leg, exp.Select) for leg in legs) or any(
+                isinstance(p, exp.Star) or isinstance(p, exp.Column) and isinstance(p.this, exp.Star)
+                for leg in legs for p in leg.expressions):
+            return
+        left, right = legs
+        if len(left.expressions) != len(right.expressions):
+            raise errors.EngineError(1789, "query block has incorrect number of result columns")
+        for a, b in zip(left.expressions, right.expressions):
+            ta = _type_group(self.infer_type(a, self._scopes_by_select.get(id(left))))
+            tb = _type_group(self.infer_type(b, self._scopes_by_select.get(id(right))))
+            if ta and tb and ta != tb:
+                raise errors.EngineError(1790, "expression must have same datatype as corresponding expression")
 
     @property
     def _scopes_by_select(self) -> dict[int, Scope]:
@@ -1077,6 +1095,27 @@ def _comparison(tr: Translator, node: exp.Expression, scope: Scope) -> exp.Expre
     return NOT_HANDLED
 
 
+def _type_group(oracle_type: str | None) -> str | None:
+    """The datatype group Oracle's set operators and CASE require to agree (None: not known here)."""
+    if _is_char(oracle_type) or oracle_type in ("CLOB", "NCLOB"):
+        return "CHAR"
+    if _is_numeric(oracle_type):
+        return "NUMBER"
+    if _is_datetime(oracle_type):
+        return "DATE"
+    return None
+
+
+def _case(tr: Translator, node: exp.Case, scope: Scope) -> exp.Expression:
+    """CASE results must share a datatype group: Oracle raises ORA-00932 (SQLite returns the mixed values)."""
+    results = [i.args.get("true") for i in node.args.get("ifs") or []] + [node.args.get("default")]
+    groups = [g for g in (_type_group(tr.infer_type(r, scope)) for r in results if r is not None) if g]
+    if any(g != groups[0] for g in groups):
+        other = next(g for g in groups if g != groups[0])
+        raise errors.EngineError(932, f"inconsistent datatypes: expected {groups[0]} got {other}")
+    return node
+
+
 def _is_char(oracle_type: str | None) -> bool:
     return oracle_type in ("VARCHAR2", "VARCHAR", "CHAR", "NVARCHAR2", "NCHAR")
 
@@ -1202,6 +1241,7 @@ NODE_REWRITES: dict[type, Callable[[Translator, Any, Scope], exp.Expression]] = 
     exp.JSONArrayAgg: _json_arrayagg,
     exp.GroupConcat: lambda tr, node, scope: tr._listagg(node),
     exp.Window: _window,
+    exp.Case: _case,
     exp.Lock: _unchanged,
     exp.DateStrToDate: _date_literal,
     exp.StrToTime: _timestamp_literal,
