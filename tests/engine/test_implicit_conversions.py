@@ -82,3 +82,51 @@ def test_matching_shapes_still_run(emp):
                        ).fetchall() == [("x", None), ("Ann", 1), ("Bob", 2)]
     assert emp.execute("SELECT CASE WHEN id = 1 THEN 'one' ELSE name END FROM emp ORDER BY id").fetchall() == [
         ("one",), ("Bob",)]
+
+
+@pytest.fixture
+def docs(cur):
+    cur.execute("CREATE TABLE docs (id NUMBER PRIMARY KEY, body CLOB, emb VECTOR(3, FLOAT32))")
+    cur.executemany("INSERT INTO docs VALUES (:1, :2, TO_VECTOR(:3))", [(1, "vector search", "[1,0,0]"),
+                                                                       (2, "graph memory", "[0,1,0]")])
+    return cur
+
+
+@pytest.mark.parametrize("sql", [
+    # "ORA-22848: cannot use VECTOR type as comparison key" (Oracle AI Vector Search: vectors are compared only
+    # through VECTOR_DISTANCE and friends); SQLite compared the stored bytes
+    "SELECT id FROM docs WHERE emb = emb",
+    "SELECT id FROM docs WHERE emb <> TO_VECTOR('[1,0,0]')",
+    "SELECT id FROM docs ORDER BY emb",
+    "SELECT COUNT(*) FROM docs GROUP BY emb",
+    "SELECT DISTINCT emb FROM docs",
+    "SELECT emb FROM docs UNION SELECT emb FROM docs",
+])
+def test_vectors_are_not_comparison_keys(docs, sql):
+    with pytest.raises(oracledb.DatabaseError) as info:
+        docs.execute(sql)
+    assert ora_code(info) == 22848
+
+
+@pytest.mark.parametrize("sql", [
+    # LOB Restrictions (SecureFiles and LOB Developer's Guide): no LOB in comparisons, ORDER BY, GROUP BY, DISTINCT,
+    # UNION / MINUS: ORA-00932 inconsistent datatypes: expected - got CLOB
+    "SELECT id FROM docs WHERE body = 'graph memory'",
+    "SELECT id FROM docs ORDER BY body",
+    "SELECT body, COUNT(*) FROM docs GROUP BY body",
+    "SELECT DISTINCT body FROM docs",
+    "SELECT body FROM docs MINUS SELECT body FROM docs WHERE id = 1",
+])
+def test_lobs_are_not_comparison_keys(docs, sql):
+    with pytest.raises(oracledb.DatabaseError) as info:
+        docs.execute(sql)
+    assert ora_code(info) == 932
+
+
+def test_what_oracle_allows_on_vectors_and_lobs(docs):
+    assert docs.execute("SELECT id FROM docs ORDER BY VECTOR_DISTANCE(emb, TO_VECTOR('[1,0,0]'), COSINE)"
+                        ).fetchall() == [(1,), (2,)]
+    assert len(docs.execute("SELECT emb FROM docs UNION ALL SELECT emb FROM docs").fetchall()) == 4
+    assert docs.execute("SELECT id FROM docs WHERE body LIKE 'graph%'").fetchall() == [(2,)]
+    assert docs.execute("SELECT id FROM docs WHERE DBMS_LOB.SUBSTR(body, 100, 1) = 'graph memory'").fetchall() == [(2,)]
+    assert docs.execute("SELECT id FROM docs WHERE body IS NOT NULL ORDER BY id").fetchall() == [(1,), (2,)]

@@ -316,6 +316,7 @@ class Translator:
                 join.set("on", self._rewrite(join.args["on"], scope))
         for projection, text in zip(node.expressions, original_texts):
             projection.meta["oracle_text"] = text
+        self._check_sort_keys(node, scope)
         self._restrict_to_text_hits(node)
         self._rewrite_limits(node)
         self._scopes_by_select[id(node)] = scope
@@ -331,6 +332,27 @@ class Translator:
             return outer
         return node
 
+    def _not_a_comparison_key(self, node: exp.Expression, scope: Scope | None) -> None:
+        """Oracle: "ORA-22848: cannot use VECTOR type as comparison key" (=, <, IN, ORDER BY, GROUP BY, DISTINCT,
+        UNION / INTERSECT / MINUS), ORA-00932 for a LOB there; SQLite would compare the stored bytes or text."""
+        kind = self.infer_type(node, scope)
+        if kind == "VECTOR":
+            raise errors.EngineError(22848, "cannot use VECTOR type as comparison key")
+        if kind in ("CLOB", "NCLOB", "BLOB"):
+            # Database SecureFiles and LOB Developer's Guide, "LOB Restrictions": no LOB in ORDER BY, GROUP BY,
+            # DISTINCT, UNION / MINUS or a join comparison (use DBMS_LOB.COMPARE, TO_CHAR or LIKE)
+            raise errors.EngineError(932, f"inconsistent datatypes: expected - got {kind}")
+
+    def _check_sort_keys(self, select: exp.Select, scope: Scope) -> None:
+        order, group = select.args.get("order"), select.args.get("group")
+        for item in (order.expressions if order is not None else []):
+            self._not_a_comparison_key(item.this if isinstance(item, exp.Ordered) else item, scope)
+        for item in (group.expressions if group is not None else []):
+            self._not_a_comparison_key(item, scope)
+        if select.args.get("distinct") is not None:
+            for projection in select.expressions:
+                self._not_a_comparison_key(projection, scope)
+
     def _check_set_operation(self, node: exp.SetOperation) -> None:
         """Oracle checks the legs of UNION / INTERSECT / MINUS: the same number of columns (ORA-01789) and, column
         by column, the same datatype group (ORA-01790); SQLite would mix text and numbers in one column."""
@@ -343,6 +365,8 @@ class Translator:
         if len(left.expressions) != len(right.expressions):
             raise errors.EngineError(1789, "query block has incorrect number of result columns")
         for a, b in zip(left.expressions, right.expressions):
+            if node.args.get("distinct") or not isinstance(node, exp.Union):
+                self._not_a_comparison_key(a, self._scopes_by_select.get(id(left)))
             ta = _type_group(self.infer_type(a, self._scopes_by_select.get(id(left))))
             tb = _type_group(self.infer_type(b, self._scopes_by_select.get(id(right))))
             if ta and tb and ta != tb:
@@ -1090,6 +1114,9 @@ def _interval(tr: Translator, node: exp.Interval, scope: Scope) -> exp.Expressio
 
 
 def _comparison(tr: Translator, node: exp.Expression, scope: Scope) -> exp.Expression:
+    for operand in [node.this] + (node.expressions if isinstance(node, exp.In) else [node.expression]):
+        if operand is not None:
+            tr._not_a_comparison_key(operand, scope)
     tr._coerce_raw_comparison(node, scope)
     tr._coerce_char_number_comparison(node, scope)
     return NOT_HANDLED
