@@ -130,3 +130,24 @@ def test_what_oracle_allows_on_vectors_and_lobs(docs):
     assert docs.execute("SELECT id FROM docs WHERE body LIKE 'graph%'").fetchall() == [(2,)]
     assert docs.execute("SELECT id FROM docs WHERE DBMS_LOB.SUBSTR(body, 100, 1) = 'graph memory'").fetchall() == [(2,)]
     assert docs.execute("SELECT id FROM docs WHERE body IS NOT NULL ORDER BY id").fetchall() == [(1,), (2,)]
+
+
+@pytest.mark.parametrize("sql, code", [
+    # SELECT, "group_by_clause": HAVING and ORDER BY of a grouped query may refer only to grouping expressions,
+    # aggregates, constants (and, in ORDER BY, select-list aliases); SQLite read the column from some row
+    ("SELECT code FROM emp GROUP BY code HAVING id > 1", 979),
+    ("SELECT code FROM emp GROUP BY code ORDER BY name", 979),
+    ("SELECT COUNT(*) FROM emp ORDER BY name", 937),
+])
+def test_having_and_order_by_see_only_the_groups(emp, sql, code):
+    with pytest.raises(oracledb.DatabaseError) as info:
+        emp.execute(sql)
+    assert ora_code(info) == code
+
+
+def test_grouped_order_by_with_aliases_aggregates_and_group_keys(emp):
+    assert emp.execute("SELECT code c, COUNT(*) n FROM emp GROUP BY code HAVING MAX(id) > 0 ORDER BY n DESC, c"
+                       ).fetchall() == [("01", 1), ("2", 1)]
+    assert emp.execute("SELECT UPPER(name), COUNT(*) FROM emp GROUP BY UPPER(name) ORDER BY UPPER(name)"
+                       ).fetchall() == [("ANN", 1), ("BOB", 1)]
+    assert emp.execute("SELECT e.code FROM emp e GROUP BY e.code ORDER BY MAX(e.id) DESC").fetchall() == [("2",), ("01",)]

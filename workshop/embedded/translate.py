@@ -556,6 +556,24 @@ class Translator:
                 if group is None:
                     raise errors.EngineError(937, "not a single-group group function")
                 raise errors.EngineError(979, f"not a GROUP BY expression ({column.sql(dialect=OracleX)})")
+        # HAVING and ORDER BY of a grouped query see only the groups: a bare column there is ORA-00979 too
+        # (SQLite would read it from some row of the group). ORDER BY may also name select-list aliases.
+        aliases = {p.alias for p in select.expressions if isinstance(p, exp.Alias)}
+        projections = {(p.this if isinstance(p, exp.Alias) else p).sql(dialect=OracleX) for p in select.expressions}
+        having = select.args.get("having")
+        order = select.args.get("order")
+        checks = [(having.this, False)] if having is not None else []
+        checks += [(o.this if isinstance(o, exp.Ordered) else o, True) for o in (order.expressions if order else [])]
+        for inner, is_order in checks:
+            if is_order and inner.sql(dialect=OracleX) in projections:
+                continue
+            for column in _bare_columns(inner, aggregates):
+                if column.sql(dialect=OracleX) in group_texts or column.name in group_columns \
+                        or column.name in ("ROWNUM", "LEVEL") or (is_order and not column.table and column.name in aliases):
+                    continue
+                if group is None:
+                    raise errors.EngineError(937, "not a single-group group function")
+                raise errors.EngineError(979, f"not a GROUP BY expression ({column.sql(dialect=OracleX)})")
 
     def _restrict_to_text_hits(self, select: exp.Select) -> None:
         """`CONTAINS(...) > 0` as a top-level condition: let SQLite visit only the hit rows."""
