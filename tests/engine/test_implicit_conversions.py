@@ -151,3 +151,18 @@ def test_grouped_order_by_with_aliases_aggregates_and_group_keys(emp):
     assert emp.execute("SELECT UPPER(name), COUNT(*) FROM emp GROUP BY UPPER(name) ORDER BY UPPER(name)"
                        ).fetchall() == [("ANN", 1), ("BOB", 1)]
     assert emp.execute("SELECT e.code FROM emp e GROUP BY e.code ORDER BY MAX(e.id) DESC").fetchall() == [("2",), ("01",)]
+
+
+def test_merge_matching_a_target_row_twice_is_ora_30926(emp, conn):
+    """SQL Language Reference, MERGE: a target row can be updated once per statement; two source rows matching it
+    raise ORA-30926 (SQLite's UPDATE ... FROM applied one of them)."""
+    conn.commit()
+    with pytest.raises(oracledb.DatabaseError) as info:
+        emp.execute("MERGE INTO emp d USING (SELECT 1 id, 'a' n FROM dual UNION ALL SELECT 1, 'b' FROM dual) s "
+                    "ON (d.id = s.id) WHEN MATCHED THEN UPDATE SET d.name = s.n")
+    assert ora_code(info) == 30926
+    conn.rollback()
+    emp.execute("MERGE INTO emp d USING (SELECT :1 id, :2 n FROM dual UNION ALL SELECT 2, 'b' FROM dual) s "
+                "ON (d.id = s.id) WHEN MATCHED THEN UPDATE SET d.name = s.n", [1, "a"])
+    assert emp.rowcount == 2
+    assert emp.execute("SELECT name FROM emp ORDER BY id").fetchall() == [("a",), ("b",)]

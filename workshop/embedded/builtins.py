@@ -243,6 +243,15 @@ def _to_number(value: Any, where: str) -> int | float:
     raise EngineError(932, f"inconsistent datatypes: expected NUMBER for {where}")
 
 
+def merge_source_rows(count: Any) -> int:
+    """MERGE: a target row matched by more than one source row is ORA-30926 on Oracle (SQL Language Reference,
+    MERGE: "the database does not update the same row of the target table multiple times"); SQLite's UPDATE ... FROM
+    would apply one of them silently."""
+    if count is not None and int(count) > 1:
+        raise EngineError(30926, "unable to get a stable set of rows in the source tables")
+    return 1
+
+
 def cast_number(value: Any, precision: Any, scale: Any) -> int | float | None:
     """CAST(x AS NUMBER(p[, s])) / INTEGER (NUMBER(38)): rounded to the scale, ORA-01438 beyond the precision
     (SQL Reference, CAST and NUMBER data type)."""
