@@ -1227,9 +1227,25 @@ def _timestamp_literal(tr: Translator, node: exp.StrToTime, scope: Scope) -> exp
                         scope, node)
 
 
+#: Arguments sqlglot fills in itself (Oracle's INITCAP takes one argument; sqlglot adds its delimiters).
+_PARSER_DEFAULTS: dict[type, tuple[str, ...]] = {exp.Initcap: ("expression",)}
+
+
 def _other_function(tr: Translator, node: exp.Func, scope: Scope) -> exp.Expression:
     if isinstance(node, _PASSTHROUGH):
         return node
+    # sqlglot parses some Oracle functions the engine implements into typed nodes (CEIL -> exp.Ceil, INITCAP ->
+    # exp.Initcap): call the engine's function of that name with the arguments in their declared order
+    names = tr.catalog.names
+    for name in node.sql_names() if hasattr(node, "sql_names") else []:
+        if name in names.scalars or name in names.aggregates:
+            args = []
+            for key in node.arg_types:
+                value = node.args.get(key)
+                if key in _PARSER_DEFAULTS.get(type(node), ()) or isinstance(value, bool):
+                    continue
+                args += value if isinstance(value, list) else [value] if value is not None else []
+            return tr._function(name, args, scope, node)
     raise unsupported(f"function {node.sql(dialect=OracleX)[:40]}")
 
 
