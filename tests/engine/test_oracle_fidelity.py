@@ -179,3 +179,29 @@ def test_merge_matching_a_target_row_twice_is_ora_30926(emp, conn):
 def test_functions_sqlglot_parses_into_typed_nodes(emp, sql, expected):
     row = emp.execute(sql).fetchone()
     assert row == pytest.approx(expected) if all(isinstance(v, (int, float)) for v in expected) else row == expected
+
+
+@pytest.mark.parametrize("sql", [
+    # "ORA-01427: single-row subquery returns more than one row" (SQL Language Reference, Scalar Subquery
+    # Expressions); SQLite returned the first row
+    "SELECT (SELECT name FROM emp) FROM dual",
+    "SELECT id FROM emp WHERE id = (SELECT id FROM emp)",
+    "UPDATE emp SET name = (SELECT name FROM emp) WHERE id = 1",
+    "SELECT id, (SELECT x.name FROM emp x WHERE x.id >= e.id) FROM emp e",
+])
+def test_a_scalar_subquery_returning_two_rows_is_ora_01427(emp, sql):
+    with pytest.raises(oracledb.DatabaseError) as info:
+        emp.execute(sql)
+    assert ora_code(info) == 1427
+
+
+def test_scalar_subqueries_returning_one_row_keep_their_value_and_type(emp):
+    import datetime
+    assert emp.execute("SELECT (SELECT name FROM emp WHERE id = 1) FROM dual").fetchall() == [("Ann",)]
+    assert emp.execute("SELECT (SELECT hired FROM emp WHERE id = 1) + 1 FROM dual").fetchone() == (
+        datetime.datetime(2020, 1, 16),)
+    assert emp.execute("SELECT id, (SELECT COUNT(*) FROM emp x WHERE x.id <= e.id) FROM emp e ORDER BY id"
+                       ).fetchall() == [(1, 1), (2, 2)]
+    assert emp.execute("SELECT (SELECT name FROM emp ORDER BY id DESC FETCH FIRST 1 ROWS ONLY) FROM dual"
+                       ).fetchone() == ("Bob",)
+    assert emp.execute("SELECT (SELECT name FROM emp WHERE id = 9) FROM dual").fetchone() == (None,)

@@ -243,6 +243,13 @@ def _to_number(value: Any, where: str) -> int | float:
     raise EngineError(932, f"inconsistent datatypes: expected NUMBER for {where}")
 
 
+def scalar_subquery(rows: Any, value: Any) -> Any:
+    """A scalar subquery's value; two rows are "ORA-01427: single-row subquery returns more than one row"."""
+    if rows is not None and int(rows) > 1:
+        raise EngineError(1427, "single-row subquery returns more than one row")
+    return value
+
+
 def merge_source_rows(count: Any) -> int:
     """MERGE: a target row matched by more than one source row is ORA-30926 on Oracle (SQL Language Reference,
     MERGE: "the database does not update the same row of the target table multiple times"); SQLite's UPDATE ... FROM

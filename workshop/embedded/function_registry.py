@@ -136,6 +136,7 @@ _ENGINE_SCALARS = {
     "ORA_CAST_CHAR": (B.cast_char, 2, True),
     "ORA_CAST_NUMBER": (B.cast_number, 3, True),
     "ORA_MERGE_SOURCE_ROWS": (B.merge_source_rows, 1, True),
+    "ORA_SCALAR_SUBQUERY": (B.scalar_subquery, 2, True),
     "ORA_IS_JSON": (B.is_json, 1, True),
     "ORA_JSON": (B.json_constructor, 1, True),
     "ORA_JSON_EXISTS": (_json_exists, -1, True),

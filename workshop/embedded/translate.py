@@ -605,7 +605,7 @@ class Translator:
             return self._rewrite_query(node, scope)
         if isinstance(node, exp.Subquery):
             node.set("this", self._rewrite_query(node.this, scope))
-            return node
+            return _single_row(node) if _is_scalar_subquery(node) else node
         if isinstance(node, ModelUsing):
             return self._model_call(node, scope)
         if isinstance(node, exp.Contains):
@@ -1058,6 +1058,8 @@ class Translator:
             name = node.name.upper()
             if name == "ORA_VECTOR_DISTANCE":
                 return "BINARY_DOUBLE"
+            if name == "ORA_SCALAR_SUBQUERY" and len(node.expressions) == 2:
+                return self.infer_type(node.expressions[1], scope)
             if name in ("ORA_DIV", "ORA_MOD", "ORA_TEXT_SCORE", "ORA_DATE_DIFF_DAYS"):
                 types = {self.infer_type(a, scope) for a in node.expressions[:2]}
                 return "BINARY_DOUBLE" if "BINARY_DOUBLE" in types and name != "ORA_TEXT_SCORE" else "NUMBER"
@@ -1159,6 +1161,27 @@ def _case(tr: Translator, node: exp.Case, scope: Scope) -> exp.Expression:
         other = next(g for g in groups if g != groups[0])
         raise errors.EngineError(932, f"inconsistent datatypes: expected {groups[0]} got {other}")
     return node
+
+
+def _is_scalar_subquery(node: exp.Subquery) -> bool:
+    """A subquery used as a value (a select-list item, an operand, a function argument)."""
+    parent = node.parent
+    if isinstance(parent, exp.In) and parent.args.get("query") is node:
+        return False
+    if isinstance(parent, exp.Select):
+        return node in parent.expressions
+    return isinstance(parent, (exp.Binary, exp.Alias, exp.Func, exp.Ordered, exp.Paren, exp.Neg, exp.If)) \
+        and not isinstance(parent, (exp.In, exp.Exists, exp.SetOperation))
+
+
+def _single_row(node: exp.Subquery) -> exp.Expression:
+    """A scalar subquery returning two rows is ORA-01427 on Oracle; SQLite takes the first. Count up to two rows of
+    the same (possibly correlated) query and let ORA_SCALAR_SUBQUERY raise."""
+    rows = exp.Subquery(this=exp.select(exp.Count(this=exp.Star())).from_(exp.Subquery(
+        this=exp.select(exp.Literal.number(1)).from_(exp.Subquery(this=node.this.copy())).limit(2))))
+    result = _ora("ORA_SCALAR_SUBQUERY", rows, node)
+    result.meta.update(node.meta)
+    return result
 
 
 def _is_char(oracle_type: str | None) -> bool:
