@@ -205,3 +205,10 @@ def test_scalar_subqueries_returning_one_row_keep_their_value_and_type(emp):
     assert emp.execute("SELECT (SELECT name FROM emp ORDER BY id DESC FETCH FIRST 1 ROWS ONLY) FROM dual"
                        ).fetchone() == ("Bob",)
     assert emp.execute("SELECT (SELECT name FROM emp WHERE id = 9) FROM dual").fetchone() == (None,)
+
+
+def test_listagg_distinct_names_itself(emp):
+    """LISTAGG (DISTINCT ...) is Oracle SQL the engine does not implement: ORA-03001 naming it (was ORA-20999)."""
+    with pytest.raises(oracledb.DatabaseError) as info:
+        emp.execute("SELECT LISTAGG(DISTINCT code, ',') WITHIN GROUP (ORDER BY code) FROM emp")
+    assert ora_code(info) == 3001 and "LISTAGG (DISTINCT" in str(info.value)

@@ -861,6 +861,8 @@ class Translator:
     def _listagg(self, node: exp.GroupConcat) -> exp.Expression:
         value = node.this
         separator = node.args.get("separator") or exp.Literal.string("")
+        if isinstance(value.this if isinstance(value, exp.Order) else value, exp.Distinct):
+            raise unsupported("LISTAGG (DISTINCT ...)")   # was an internal error from SQLite
         if isinstance(value, exp.Order):
             return _ora("ORA_LISTAGG_ORDERED", value.this, separator, *_sort_args(value.expressions))
         return _ora("ORA_LISTAGG", value, separator)
