@@ -212,3 +212,10 @@ def test_listagg_distinct_names_itself(emp):
     with pytest.raises(oracledb.DatabaseError) as info:
         emp.execute("SELECT LISTAGG(DISTINCT code, ',') WITHIN GROUP (ORDER BY code) FROM emp")
     assert ora_code(info) == 3001 and "LISTAGG (DISTINCT" in str(info.value)
+
+
+def test_expression_headings_are_written_as_oracle_writes_them(emp):
+    """cursor.description names an expression by its text without spaces: `ID+1`, `UPPER(NAME)` (was `"ID"+1`,
+    `UPPER("NAME")`, which pandas column names then carried)."""
+    emp.execute("SELECT id + 1, UPPER(name), name AS \"Full Name\", name n FROM emp")
+    assert [d[0] for d in emp.description] == ["ID+1", "UPPER(NAME)", "Full Name", "N"]

@@ -137,7 +137,18 @@ def normalize_identifiers(tree: exp.Expression) -> exp.Expression:
         if not ident.quoted:
             ident.set("this", ident.this.upper())
             ident.set("quoted", True)
+            ident.meta["written_unquoted"] = True
     return tree
+
+
+def _heading(projection: exp.Expression) -> str:
+    """The projection as Oracle writes a column heading: identifiers written unquoted appear unquoted
+    (`ID+1`, `UPPER(NAME)`), quoted ones keep their quotes."""
+    copy = projection.copy()
+    for original, ident in zip(projection.find_all(exp.Identifier), copy.find_all(exp.Identifier)):
+        if original.meta.get("written_unquoted"):
+            ident.set("quoted", False)
+    return copy.sql(dialect=OracleX)
 
 
 def unsupported(construct: str) -> errors.EngineError:
@@ -299,7 +310,7 @@ class Translator:
             join.set("this", self._rewrite_source(join.this, scope))
         self._check_grouping(node)
         self._rewrite_rownum(node)
-        original_texts = [p.sql(dialect=OracleX) for p in node.expressions]
+        original_texts = [_heading(p) for p in node.expressions]
         # WHERE first: CONTAINS registers the text searches that SCORE in the select list refers to.
         for key in ("where", "expressions", "group", "having", "order", "qualify", "windows"):
             value = node.args.get(key)
