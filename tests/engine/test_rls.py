@@ -254,7 +254,8 @@ def test_names_are_shared_with_other_objects(cur):
 
 
 def test_an_older_file_keeps_its_pl_sql_units(tmp_path):
-    """A file made when ORA$PLSQL was keyed by name alone: its rows move to ORA$PLSQL_UNITS on open."""
+    """A file made when ORA$PLSQL was keyed by name alone (a body had overwritten its spec): its rows move to
+    ORA$PLSQL_UNITS on open."""
     import sqlite3
 
     from workshop.embedded import connect
@@ -275,8 +276,13 @@ def test_an_older_file_keeps_its_pl_sql_units(tmp_path):
     conn = connect(path)
     try:
         with conn.cursor() as c:
-            c.execute("SELECT object_type FROM user_objects WHERE object_name = 'TENANT_PKG'")
-            assert c.fetchall() == [("PACKAGE BODY",)]
+            # the old store had lost the spec: it comes back declaring the body's members, so calls keep working
+            c.execute("SELECT object_type, status FROM user_objects WHERE object_name = 'TENANT_PKG' ORDER BY 1")
+            assert c.fetchall() == [("PACKAGE", "VALID"), ("PACKAGE BODY", "VALID")]
+            c.execute("CREATE OR REPLACE CONTEXT tenant_ctx USING tenant_pkg")
+            c.callproc("tenant_pkg.set_tenant", ["acme"])
+            c.execute("SELECT SYS_CONTEXT('tenant_ctx', 'tenant_id') FROM dual")
+            assert c.fetchone() == ("acme",)
     finally:
         conn.close()
     with sqlite3.connect(path) as raw:

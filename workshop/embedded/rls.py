@@ -41,6 +41,10 @@ CATALOG = [
         source TEXT)""",
     """INSERT OR IGNORE INTO "ORA$PLSQL_UNITS" (name, kind, members, source)
         SELECT name, kind, members, source FROM main."ORA$PLSQL" """,
+    # a body row there had lost its spec (the old key let the body overwrite it) while every member stayed
+    # callable: give it back a spec declaring the body's members, so the package keeps working as it did
+    """INSERT OR IGNORE INTO "ORA$PLSQL_UNITS" (name, kind, members, source)
+        SELECT name, 'PACKAGE', members, NULL FROM main."ORA$PLSQL" WHERE kind = 'PACKAGE BODY'""",
     """DROP TABLE main."ORA$PLSQL" """,
     """CREATE TABLE IF NOT EXISTS "ORA$POLICIES" (object_name TEXT, policy_name TEXT, function_name TEXT,
         statement_types TEXT, update_check INTEGER, enabled INTEGER, PRIMARY KEY (object_name, policy_name))""",
