@@ -18,6 +18,13 @@ PACKAGE = """CREATE OR REPLACE PACKAGE BODY tenant_pkg AS
   END tenant_predicate;
 END tenant_pkg;"""
 
+#: The policy function is declared in the spec: DBMS_RLS calls it from outside the package.
+SPEC = """CREATE OR REPLACE PACKAGE tenant_pkg AS
+  PROCEDURE set_tenant(p_tenant IN VARCHAR2);
+  FUNCTION tenant_predicate(p_schema IN VARCHAR2, p_object IN VARCHAR2) RETURN VARCHAR2;
+END tenant_pkg;"""
+SPEC_WITHOUT_PREDICATE = "CREATE OR REPLACE PACKAGE tenant_pkg AS PROCEDURE set_tenant(p_tenant IN VARCHAR2); END;"
+
 
 def _vec(*xs):
     return array.array("f", xs)
@@ -34,7 +41,7 @@ def secured(cur, conn):
     cur.execute("CREATE INDEX chunks_ctx ON chunks (body) INDEXTYPE IS CTXSYS.CONTEXT PARAMETERS ('SYNC (ON COMMIT)')")
     cur.execute("CREATE VECTOR INDEX chunks_vec ON chunks (emb) ORGANIZATION INMEMORY NEIGHBOR GRAPH DISTANCE COSINE")
     cur.execute("CREATE OR REPLACE CONTEXT tenant_ctx USING tenant_pkg")
-    cur.execute("CREATE OR REPLACE PACKAGE tenant_pkg AS PROCEDURE set_tenant(p_tenant IN VARCHAR2); END;")
+    cur.execute(SPEC)
     cur.execute(PACKAGE)
     cur.execute("""BEGIN DBMS_RLS.ADD_POLICY(object_schema => USER, object_name => 'CHUNKS',
                    policy_name => 'TENANT_ISOLATION', function_schema => USER,
@@ -175,12 +182,28 @@ def test_langchain_similarity_search_respects_policy(secured, conn):
     assert [d.page_content for d in store.similarity_search("fact", k=5)] == ["acme fact"]
 
 
-def test_replacing_the_package_spec_fails_only_its_tables_until_the_body_is_back(secured, conn):
-    """CREATE OR REPLACE PACKAGE (the spec) while policies use its body: as on Oracle, the other statements of the
-    session keep working, the protected table's queries fail with ORA-28112, and re-creating the body (the step
-    that a re-run of a set-up cell does next) restores them. Before, every statement failed, the body included."""
+def test_replacing_the_package_spec_keeps_the_body(secured, conn):
+    """Oracle keeps a spec (PACKAGE) and its body (PACKAGE BODY) as two objects: CREATE OR REPLACE PACKAGE
+    invalidates the body but keeps it, and the body is recompiled on its next use. Re-running the set-up cell's
+    spec (policies in place) leaves the policy working; before, the spec overwrote the body's entry."""
     cur = secured
-    cur.execute("CREATE OR REPLACE PACKAGE tenant_pkg AS PROCEDURE set_tenant(p_tenant IN VARCHAR2); END;")
+    cur.execute(SPEC)
+    assert _tenants(cur, "SELECT tenant_id FROM chunks") == {"acme"}
+    cur.callproc("tenant_pkg.set_tenant", ["globex"])
+    assert _tenants(cur, "SELECT tenant_id FROM chunks") == {"globex"}
+    cur.execute("SELECT object_type, status FROM user_objects WHERE object_name = 'TENANT_PKG' ORDER BY 1")
+    # the engine does not record the recompilation on use: the body shows INVALID until it is re-created
+    assert cur.fetchall() == [("PACKAGE", "VALID"), ("PACKAGE BODY", "INVALID")]
+    cur.execute(PACKAGE)
+    cur.execute("SELECT object_type, status FROM user_objects WHERE object_name = 'TENANT_PKG' ORDER BY 1")
+    assert cur.fetchall() == [("PACKAGE", "VALID"), ("PACKAGE BODY", "VALID")]
+
+
+def test_a_policy_function_missing_from_the_spec_fails_its_tables(secured, conn):
+    """A member defined only in the body is private: DBMS_RLS cannot call it, so on Oracle the protected table's
+    statements fail (verify_oracle's R2 probe) while the rest of the session keeps working."""
+    cur = secured
+    cur.execute(SPEC_WITHOUT_PREDICATE)
     cur.execute("SELECT 1 FROM dual")
     assert cur.fetchall() == [(1,)]
     with pytest.raises(oracledb.DatabaseError) as info:
@@ -190,6 +213,92 @@ def test_replacing_the_package_spec_fails_only_its_tables_until_the_body_is_back
         cur.execute("INSERT INTO chunks (id, tenant_id, body) VALUES (9, 'acme', 'x')")
     assert ora_code(info) == 28112
     conn.rollback()
+    cur.execute(PACKAGE)               # the body alone does not make a private function public
+    with pytest.raises(oracledb.DatabaseError) as info:
+        cur.execute("SELECT tenant_id FROM chunks")
+    assert ora_code(info) == 28112
+    cur.execute(SPEC)                  # the set-up cell re-run: spec, then body
     cur.execute(PACKAGE)
     cur.callproc("tenant_pkg.set_tenant", ["acme"])
     assert _tenants(cur, "SELECT tenant_id FROM chunks") == {"acme"}
+
+
+def test_spec_and_body_are_two_objects(cur):
+    """USER_OBJECTS lists PACKAGE and PACKAGE BODY; DROP PACKAGE BODY keeps the spec, DROP PACKAGE drops both."""
+    cur.execute(SPEC)
+    cur.execute("SELECT object_type, status FROM user_objects WHERE object_name = 'TENANT_PKG'")
+    assert cur.fetchall() == [("PACKAGE", "VALID")]
+    cur.execute(PACKAGE)
+    cur.execute("SELECT object_type, status FROM user_objects WHERE object_name = 'TENANT_PKG' ORDER BY 1")
+    assert cur.fetchall() == [("PACKAGE", "VALID"), ("PACKAGE BODY", "VALID")]
+    cur.execute("DROP PACKAGE BODY tenant_pkg")
+    cur.execute("SELECT object_type FROM user_objects WHERE object_name = 'TENANT_PKG'")
+    assert cur.fetchall() == [("PACKAGE",)]
+    with pytest.raises(oracledb.DatabaseError) as info:   # a spec without a body cannot run
+        cur.callproc("tenant_pkg.set_tenant", ["acme"])
+    assert ora_code(info) == 4067
+    cur.execute(PACKAGE)
+    cur.execute("DROP PACKAGE tenant_pkg")
+    cur.execute("SELECT COUNT(*) FROM user_objects WHERE object_name = 'TENANT_PKG'")
+    assert cur.fetchone() == (0,)
+
+
+def test_a_body_without_its_spec_is_invalid(cur):
+    """Oracle creates a body with no spec with compilation errors (PLS-00304): it exists, INVALID, and cannot run."""
+    cur.execute(PACKAGE)
+    cur.execute("SELECT object_type, status FROM user_objects WHERE object_name = 'TENANT_PKG'")
+    assert cur.fetchall() == [("PACKAGE BODY", "INVALID")]
+    with pytest.raises(oracledb.DatabaseError):
+        cur.callproc("tenant_pkg.set_tenant", ["acme"])
+
+
+def test_names_are_shared_with_other_objects(cur):
+    """A package, a function, a procedure and a table share one namespace (ORA-00955, OR REPLACE included)."""
+    cur.execute(SPEC)
+    with pytest.raises(oracledb.DatabaseError) as info:
+        cur.execute("CREATE OR REPLACE FUNCTION tenant_pkg(s VARCHAR2, t VARCHAR2) RETURN VARCHAR2 IS "
+                    "BEGIN RETURN '1=1'; END;")
+    assert ora_code(info) == 955
+    with pytest.raises(oracledb.DatabaseError) as info:
+        cur.execute("CREATE PACKAGE tenant_pkg AS PROCEDURE set_tenant(p_tenant IN VARCHAR2); END;")
+    assert ora_code(info) == 955
+    cur.execute("CREATE TABLE t_obj (id NUMBER)")
+    with pytest.raises(oracledb.DatabaseError) as info:
+        cur.execute("CREATE OR REPLACE PACKAGE t_obj AS PROCEDURE p; END;")
+    assert ora_code(info) == 955
+
+
+def test_an_older_file_keeps_its_pl_sql_units(tmp_path):
+    """A file made when ORA$PLSQL was keyed by name alone (a body had overwritten its spec): its rows move to
+    ORA$PLSQL_UNITS on open."""
+    import sqlite3
+
+    from workshop.embedded import connect
+
+    path = tmp_path / "old.db"
+    conn = connect(path)
+    with conn.cursor() as c:
+        c.execute(SPEC)
+        c.execute(PACKAGE)
+    conn.close()
+    with sqlite3.connect(path) as raw:
+        raw.execute('CREATE TABLE "ORA$PLSQL" (name TEXT PRIMARY KEY, kind TEXT NOT NULL, members TEXT NOT NULL, '
+                    'source TEXT)')
+        raw.execute('INSERT INTO "ORA$PLSQL" SELECT name, kind, members, source FROM "ORA$PLSQL_UNITS" '
+                    "WHERE kind = 'PACKAGE BODY'")
+        raw.execute('DELETE FROM "ORA$PLSQL_UNITS"')
+        raw.execute("UPDATE \"ORA$META\" SET value = 5 WHERE key = 'catalog_version'")
+    conn = connect(path)
+    try:
+        with conn.cursor() as c:
+            # the old store had lost the spec: it comes back declaring the body's members, so calls keep working
+            c.execute("SELECT object_type, status FROM user_objects WHERE object_name = 'TENANT_PKG' ORDER BY 1")
+            assert c.fetchall() == [("PACKAGE", "VALID"), ("PACKAGE BODY", "VALID")]
+            c.execute("CREATE OR REPLACE CONTEXT tenant_ctx USING tenant_pkg")
+            c.callproc("tenant_pkg.set_tenant", ["acme"])
+            c.execute("SELECT SYS_CONTEXT('tenant_ctx', 'tenant_id') FROM dual")
+            assert c.fetchone() == ("acme",)
+    finally:
+        conn.close()
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT COUNT(*) FROM sqlite_master WHERE name = 'ORA$PLSQL'").fetchone() == (0,)

@@ -23,9 +23,11 @@ NOT_TRANSLATED = {
     exp.Block: "a ';' between statements: Engine._execute rejects it before parsing (ORA-00933)",
     exp.Semicolon: "a trailing ';': Engine._execute rejects it before parsing (ORA-00933)",
     exp.Drop: "DROP is DDL (workshop.embedded.ddl), never translated; the harness's fuzz list stacks it after a SELECT",
-    exp.Connect: "CONNECT BY: known gap, reaches SQLite and fails there (should be ORA-03001 naming it)",
-    exp.Prior: "PRIOR (CONNECT BY): the same known gap",
 }
+
+#: Types the repo's SQL parses into that the engine rejects at run time with ORA-03001 naming them
+#: (translate.check_constructs): the fuzz lists and the tests below send them on purpose.
+REJECTED = set(T.UNSUPPORTED_CONSTRUCTS)
 
 
 def _strings(source: str):
@@ -57,6 +59,11 @@ def _handled(node_type: type) -> bool:
     return any(cls in T.NODE_REWRITES for cls in node_type.__mro__)
 
 
+def _connect(tmp_path):
+    from workshop.embedded import connect
+    return connect(tmp_path / "dispatch.db")
+
+
 def test_every_parsed_node_type_has_a_rewrite_or_is_a_declared_passthrough():
     statements = _workshop_sql()
     parsed = 0
@@ -67,6 +74,8 @@ def test_every_parsed_node_type_has_a_rewrite_or_is_a_declared_passthrough():
         except Exception:  # noqa: BLE001 - f-string templates and deliberately broken SQL
             continue
         parsed += 1
+        for dropped in [n for n in tree.walk() if isinstance(n, exp.Hint) or type(n) in REJECTED]:
+            dropped.pop()  # hints are removed, rejected constructs never get past check_constructs
         for node in tree.walk():
             kind = type(node)
             if not (_handled(kind) or kind in T.PASSTHROUGH_NODES or kind in NOT_TRANSLATED):
@@ -99,5 +108,50 @@ def test_rewrites_come_from_the_table(tmp_path, sql, expected):
     conn = connect(tmp_path / "dispatch.db")
     try:
         assert expected in conn._engine._translate_query_text(sql).sql
+    finally:
+        conn.close()
+
+
+def test_rejected_constructs_are_neither_handled_nor_passed_through():
+    assert not {t for t in T.UNSUPPORTED_CONSTRUCTS if T.is_translated(t)}
+
+
+@pytest.mark.parametrize("sql, construct", [
+    # sqlglot parses these and would drop them on the way to SQLite: PIVOT returned [('X',)] instead of [(1,)]
+    ("SELECT * FROM dual PIVOT (COUNT(*) FOR dummy IN ('X'))", "PIVOT"),
+    ("SELECT * FROM (SELECT 1 a, 2 b FROM dual) UNPIVOT (v FOR k IN (a, b))", "UNPIVOT"),
+    ("SELECT * FROM dual SAMPLE (10)", "SAMPLE"),
+    ("SELECT * FROM dual MATCH_RECOGNIZE (ORDER BY dummy MEASURES FIRST(dummy) AS f PATTERN (x+) "
+     "DEFINE x AS dummy > 'A')", "MATCH_RECOGNIZE"),
+    ("SELECT dummy, COUNT(*) FROM dual GROUP BY ROLLUP (dummy)", "ROLLUP"),
+    ("SELECT dummy, COUNT(*) FROM dual GROUP BY CUBE (dummy)", "CUBE"),
+    ("SELECT dummy, COUNT(*) FROM dual GROUP BY GROUPING SETS ((dummy), ())", "GROUPING SETS"),
+    ("SELECT * FROM dual d CROSS APPLY (SELECT 1 FROM dual)", "APPLY"),
+    ("SELECT * FROM dual AS OF TIMESTAMP SYSTIMESTAMP", "AS OF"),
+    ("SELECT 1 FROM dual WHERE 1 > ANY (0, 2)", "ANY"),
+    ("SELECT 1 FROM dual WHERE 1 = ALL (SELECT 1 FROM dual)", "ALL"),
+    ("SELECT dummy FROM dual CONNECT BY LEVEL <= 3", "CONNECT BY"),
+    # (+) was dropped: the outer join silently became an inner join
+    ("SELECT a.dummy FROM dual a, dual b WHERE a.dummy = b.dummy(+)", "(+)"),
+    ("SELECT dummy FROM dual ORDER SIBLINGS BY dummy", "SIBLINGS"),
+    ("UPDATE dual SET dummy = 'Y' WHERE 1 = ANY (SELECT 1 FROM dual)", "ANY"),
+])
+def test_an_unimplemented_construct_is_ora_03001_naming_it(tmp_path, sql, construct):
+    import oracledb
+
+    conn = _connect(tmp_path)
+    try:
+        with pytest.raises(oracledb.DatabaseError) as err:
+            conn.cursor().execute(sql)
+        assert "ORA-03001" in str(err.value) and construct in str(err.value), str(err.value)
+    finally:
+        conn.close()
+
+
+def test_optimizer_hints_are_ignored_as_on_oracle(tmp_path):
+    """Oracle ignores hints (a wrong hint never changes a result); they are comments to SQLite."""
+    conn = _connect(tmp_path)
+    try:
+        assert conn.cursor().execute("SELECT /*+ FULL(d) NO_INDEX(d) */ dummy FROM dual d").fetchall() == [("X",)]
     finally:
         conn.close()

@@ -243,6 +243,36 @@ def _to_number(value: Any, where: str) -> int | float:
     raise EngineError(932, f"inconsistent datatypes: expected NUMBER for {where}")
 
 
+def scalar_subquery(rows: Any, value: Any) -> Any:
+    """A scalar subquery's value; two rows are "ORA-01427: single-row subquery returns more than one row"."""
+    if rows is not None and int(rows) > 1:
+        raise EngineError(1427, "single-row subquery returns more than one row")
+    return value
+
+
+def merge_source_rows(count: Any) -> int:
+    """MERGE: a target row matched by more than one source row is ORA-30926 on Oracle (SQL Language Reference,
+    MERGE: "the database does not update the same row of the target table multiple times"); SQLite's UPDATE ... FROM
+    would apply one of them silently."""
+    if count is not None and int(count) > 1:
+        raise EngineError(30926, "unable to get a stable set of rows in the source tables")
+    return 1
+
+
+def cast_number(value: Any, precision: Any, scale: Any) -> int | float | None:
+    """CAST(x AS NUMBER(p[, s])) / INTEGER (NUMBER(38)): rounded to the scale, ORA-01438 beyond the precision
+    (SQL Reference, CAST and NUMBER data type)."""
+    if value is None or value == "":
+        return None
+    number = _to_number(value, "CAST")
+    number = _round_half_away(number, int(scale))
+    if abs(number) >= 10 ** (int(precision) - int(scale)):
+        raise EngineError(1438, "value larger than specified precision allowed for this column")
+    if isinstance(number, float) and number.is_integer() and abs(number) < 2 ** 63:
+        return int(number)
+    return number
+
+
 def _round_half_away(number: int | float, scale: int) -> int | float:
     """NUMBER(p, s) rounding: half away from zero, as Oracle rounds on store."""
     from decimal import Decimal, ROUND_HALF_UP

@@ -115,7 +115,7 @@ CORE_DICTIONARY = frozenset(_VIEWS) | {"DUAL"}
 
 
 #: Bump when a dictionary view changes: existing database files then get their views rebuilt.
-CATALOG_VERSION = 5
+CATALOG_VERSION = 6
 
 
 def bootstrap(conn: sqlite3.Connection, extra_views: dict[str, str] | None = None,

@@ -220,8 +220,11 @@ class DmlTranslator(Translator):
         predicate = self.policy_predicate(table.name, "UPDATE")
         if predicate is not None:
             condition = f"({condition}) AND ({self._qualified_policy(predicate, table, t_alias)})"
+        # each target row may be matched by one source row only (ORA-30926): count them, correlated on the target
+        stable = (f'ORA_MERGE_SOURCE_ROWS((SELECT COUNT(*) FROM ({source_sql}) AS "{s_alias}" '
+                  f'WHERE {on.sql(dialect="sqlite")}))')
         statements = [f'UPDATE "{table.name}" AS "{t_alias}" SET {", ".join(sets)} '
-                      f'FROM ({source_sql}) AS "{s_alias}" WHERE {condition}']
+                      f'FROM ({source_sql}) AS "{s_alias}" WHERE ({condition}) AND {stable}']
         delete = then.args.get("delete") if hasattr(then, "args") else None
         if delete is not None:
             raise unsupported("MERGE ... DELETE WHERE")

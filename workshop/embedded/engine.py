@@ -30,7 +30,7 @@ from .hooks import EngineHooks, Plugin
 from .lexing import bind_names, code_mask, leading_words, split_returning_into, strip_comments
 from .plsql import run_block
 from .statement import Result, StatementState
-from .translate import Plan, Translator, bind_param, unsupported
+from .translate import Plan, Translator, bind_param, check_constructs, unsupported
 from .vector_cache import VectorCache
 
 DEFAULT_BUSY_TIMEOUT_S = float(os.environ.get("WORKSHOP_BUSY_TIMEOUT", "15"))
@@ -221,10 +221,11 @@ class Engine:
         if rewrite is not None:
             sql = rewrite(self, sql)
         try:
-            return parse(sql)
+            tree = parse(sql)
         except sqlglot.errors.SqlglotError as exc:
             detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise errors.EngineError(933, f"SQL command not properly ended or unsupported syntax ({detail})") from None
+        return check_constructs(tree)
 
     def plan_for(self, sql: str, words: list[str]) -> Plan:
         key = self._plan_key(sql)

@@ -61,6 +61,9 @@ _SQLITE_PATTERNS: list[tuple[re.Pattern, int, str]] = [
      "run COMMIT (connection.commit()) or ROLLBACK in the other notebook or process, then retry"),
     (re.compile(r"near \"([^\"]*)\": syntax error"), 933, "SQL command not properly ended near \"{0}\""),
     (re.compile(r"ambiguous column name: (\S+)"), 918, "column ambiguously defined: \"{0}\""),
+    (re.compile(r"do not have the same number of result columns"), 1789,
+     "query block has incorrect number of result columns"),
+    (re.compile(r"ORDER BY term out of range"), 1785, "ORDER BY item must be the number of a SELECT-list expression"),
 ]
 
 

@@ -18,7 +18,7 @@ _USER_OBJECTS = """SELECT table_name AS OBJECT_NAME, kind AS OBJECT_TYPE, 'VALID
     UNION ALL SELECT sequence_name, 'SEQUENCE', 'VALID', NULL FROM "ORA$SEQUENCES"
     UNION ALL SELECT graph_name, 'PROPERTY GRAPH', 'VALID', created FROM "ORA$GRAPHS"
     UNION ALL SELECT model_name, 'MINING MODEL', 'VALID', created FROM "ORA$MODEL_CATALOG"
-    UNION ALL SELECT name, kind, 'VALID', NULL FROM "ORA$PLSQL" """
+    UNION ALL SELECT name, kind, status, NULL FROM "ORA$PLSQL_UNITS" """
 
 
 class DictionaryViews:

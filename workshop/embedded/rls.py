@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .catalog import bump_ddl_version
+from .catalog import SCHEMA_OWNER, bump_ddl_version
 from .errors import EngineError
 from .lexing import code_mask, split_top_level, strip_comments
 from .translate import unsupported
@@ -31,8 +31,21 @@ if TYPE_CHECKING:
 
 CATALOG = [
     """CREATE TABLE IF NOT EXISTS "ORA$CONTEXTS" (namespace TEXT PRIMARY KEY, package TEXT NOT NULL)""",
-    """CREATE TABLE IF NOT EXISTS "ORA$PLSQL" (name TEXT PRIMARY KEY, kind TEXT NOT NULL, members TEXT NOT NULL,
+    # One row per PL/SQL object, keyed as Oracle keys them: a package's spec (PACKAGE) and its body (PACKAGE
+    # BODY) are two objects with one name. STATUS is USER_OBJECTS' VALID / INVALID.
+    """CREATE TABLE IF NOT EXISTS "ORA$PLSQL_UNITS" (name TEXT NOT NULL, kind TEXT NOT NULL, members TEXT NOT NULL,
+        source TEXT, status TEXT NOT NULL DEFAULT 'VALID', PRIMARY KEY (name, kind))""",
+    # Files made before: ORA$PLSQL was keyed by name alone (a spec and its body overwrote each other). Copy its
+    # rows and drop it (written main."..." so the catalog does not expect the table to stay).
+    """CREATE TABLE IF NOT EXISTS main."ORA$PLSQL" (name TEXT PRIMARY KEY, kind TEXT NOT NULL, members TEXT NOT NULL,
         source TEXT)""",
+    """INSERT OR IGNORE INTO "ORA$PLSQL_UNITS" (name, kind, members, source)
+        SELECT name, kind, members, source FROM main."ORA$PLSQL" """,
+    # a body row there had lost its spec (the old key let the body overwrite it) while every member stayed
+    # callable: give it back a spec declaring the body's members, so the package keeps working as it did
+    """INSERT OR IGNORE INTO "ORA$PLSQL_UNITS" (name, kind, members, source)
+        SELECT name, 'PACKAGE', members, NULL FROM main."ORA$PLSQL" WHERE kind = 'PACKAGE BODY'""",
+    """DROP TABLE main."ORA$PLSQL" """,
     """CREATE TABLE IF NOT EXISTS "ORA$POLICIES" (object_name TEXT, policy_name TEXT, function_name TEXT,
         statement_types TEXT, update_check INTEGER, enabled INTEGER, PRIMARY KEY (object_name, policy_name))""",
 ]
@@ -125,7 +138,9 @@ def parse_unit(sql: str) -> tuple[str, str, dict]:
     name = _ident(m.group(2).split(".")[-1])
     rest = m.group(3)
     if kind == "PACKAGE":
-        return name, kind, {}
+        # The spec's declarations: only these members can be called from outside the package (DBMS_RLS included).
+        return name, kind, {_ident(mm.group(2)): {"kind": mm.group(1).upper()} for mm in re.finditer(
+            r"(?is)\b(PROCEDURE|FUNCTION)\s+(" + _NAME + r")", code_mask(rest))}
     members: dict[str, dict] = {}
     if kind == "PACKAGE BODY":
         body = re.sub(r"(?is)^\s*(AS|IS)\b", "", rest).strip()
@@ -202,14 +217,31 @@ def install(engine: "Engine") -> None:
     engine.hooks.procedures["DBMS_SESSION.SET_CONTEXT"] = set_context
     engine.hooks.procedures["DBMS_SESSION.CLEAR_CONTEXT"] = clear_context
 
+    def units(name: str) -> dict[str, tuple[dict, str]]:
+        return {kind: (json.loads(members), status) for kind, members, status in db.execute(
+            'SELECT kind, members, status FROM "ORA$PLSQL_UNITS" WHERE name = ?', (name,))}
+
     def unit_member(name: str):
+        """A callable unit: a standalone function/procedure, or a package member its spec declares (a member only
+        in the body is private: nothing outside the package can call it, DBMS_RLS included)."""
         parts = name.split(".")
-        unit, member = (parts[0], parts[1]) if len(parts) == 2 else (parts[0], parts[0])
-        row = db.execute('SELECT members FROM "ORA$PLSQL" WHERE name = ? AND kind IN (?, ?, ?)',
-                         (unit, "PACKAGE BODY", "FUNCTION", "PROCEDURE")).fetchone()
-        if row is None:
+        if len(parts) != 2:
+            found = units(parts[0])
+            for kind in ("FUNCTION", "PROCEDURE"):
+                if kind in found:
+                    return parts[0], found[kind][0].get(parts[0])
             return None, None
-        return unit, json.loads(row[0]).get(member)
+        unit, member = parts
+        found = units(unit)
+        if "PACKAGE" not in found or member not in found["PACKAGE"][0]:
+            return None, None
+        if "PACKAGE BODY" not in found:
+            raise EngineError(4067, f'not executed, package body "{SCHEMA_OWNER}.{unit}" does not exist')
+        members, status = found["PACKAGE BODY"]
+        if status != "VALID" and not _implements(members, found["PACKAGE"][0]):
+            # Oracle recompiles an invalidated body on first use: it compiles when it defines what the spec declares.
+            raise EngineError(4063, f'package body "{SCHEMA_OWNER}.{unit}" has errors')
+        return unit, members.get(member)
 
     def call_user_procedure(name: str):
         unit, member = unit_member(name)
@@ -252,19 +284,37 @@ def install(engine: "Engine") -> None:
             raise EngineError(4043, f"object {_ident(m.group(1))} does not exist")
 
     def create_unit(sql: str) -> None:
+        """Oracle's rules: a spec, a function and a procedure share the schema's namespace with tables (ORA-00955,
+        OR REPLACE included, for another kind of object); a body belongs to its spec. Replacing a spec keeps the
+        body but invalidates it; a body without its spec is created with compilation errors (INVALID: python-oracledb
+        reports success with a warning, calls fail with ORA-04063)."""
         name, kind, members = parse_unit(sql)
-        if not re.match(r"(?is)^\s*CREATE\s+OR\s+REPLACE", sql) and db.execute(
-                'SELECT 1 FROM "ORA$PLSQL" WHERE name = ? AND kind = ?', (name, kind)).fetchone():
+        found = units(name)
+        replace = re.match(r"(?is)^\s*CREATE\s+OR\s+REPLACE", strip_comments(sql)) is not None
+        if kind != "PACKAGE BODY":
+            other = [k for k in found if k not in (kind, "PACKAGE BODY")]
+            if other or (kind in found and not replace) or engine.catalog.table(name) is not None \
+                    or name in engine.catalog.sequences:
+                raise EngineError(955, "name is already used by an existing object")
+        elif kind in found and not replace:
             raise EngineError(955, "name is already used by an existing object")
-        db.execute('INSERT OR REPLACE INTO "ORA$PLSQL" (name, kind, members, source) VALUES (?, ?, ?, ?)',
-                   (name, kind, json.dumps(members), sql))
+        status = "VALID"
+        if kind == "PACKAGE BODY":
+            spec = found.get("PACKAGE")
+            if spec is None or not _implements(members, spec[0]):
+                status = "INVALID"
+        db.execute('INSERT OR REPLACE INTO "ORA$PLSQL_UNITS" (name, kind, members, source, status) '
+                   'VALUES (?, ?, ?, ?, ?)', (name, kind, json.dumps(members), sql, status))
+        if kind == "PACKAGE":
+            db.execute("UPDATE \"ORA$PLSQL_UNITS\" SET status = 'INVALID' WHERE name = ? AND kind = 'PACKAGE BODY'",
+                       (name,))
         bump_ddl_version(db)
 
     def drop_unit(sql: str) -> None:
         m = re.match(r"(?is)^DROP\s+(PACKAGE\s+BODY|PACKAGE|FUNCTION|PROCEDURE)\s+(" + _NAME + r")", sql.strip())
         kind, name = re.sub(r"\s+", " ", m.group(1).upper()), _ident(m.group(2))
         kinds = ("PACKAGE", "PACKAGE BODY") if kind == "PACKAGE" else (kind,)
-        cur = db.execute(f'DELETE FROM "ORA$PLSQL" WHERE name = ? AND kind IN ({",".join("?" * len(kinds))})',
+        cur = db.execute(f'DELETE FROM "ORA$PLSQL_UNITS" WHERE name = ? AND kind IN ({",".join("?" * len(kinds))})',
                          (name, *kinds))
         if cur.rowcount == 0:
             raise EngineError(4043, f"object {name} does not exist")
@@ -417,6 +467,11 @@ def install(engine: "Engine") -> None:
     def drop_table(table):
         db.execute('DELETE FROM "ORA$POLICIES" WHERE object_name = ?', (table,))
     engine.hooks.on_drop_table.append(drop_table)
+
+
+def _implements(body: dict, spec: dict) -> bool:
+    """A body compiles against its spec when it defines every member the spec declares, of the same kind."""
+    return all(name in body and body[name]["kind"] == declared["kind"] for name, declared in spec.items())
 
 
 def _truthy(value: Any) -> bool:

@@ -137,7 +137,18 @@ def normalize_identifiers(tree: exp.Expression) -> exp.Expression:
         if not ident.quoted:
             ident.set("this", ident.this.upper())
             ident.set("quoted", True)
+            ident.meta["written_unquoted"] = True
     return tree
+
+
+def _heading(projection: exp.Expression) -> str:
+    """The projection as Oracle writes a column heading: identifiers written unquoted appear unquoted
+    (`ID+1`, `UPPER(NAME)`), quoted ones keep their quotes."""
+    copy = projection.copy()
+    for original, ident in zip(projection.find_all(exp.Identifier), copy.find_all(exp.Identifier)):
+        if original.meta.get("written_unquoted"):
+            ident.set("quoted", False)
+    return copy.sql(dialect=OracleX)
 
 
 def unsupported(construct: str) -> errors.EngineError:
@@ -275,6 +286,7 @@ class Translator:
         if isinstance(node, exp.SetOperation):
             node.set("this", self._rewrite_query(node.this, parent))
             node.set("expression", self._rewrite_query(node.expression, parent))
+            self._check_set_operation(node)
             self._rewrite_limits(node)
             return node
         if not isinstance(node, exp.Select):
@@ -298,7 +310,7 @@ class Translator:
             join.set("this", self._rewrite_source(join.this, scope))
         self._check_grouping(node)
         self._rewrite_rownum(node)
-        original_texts = [p.sql(dialect=OracleX) for p in node.expressions]
+        original_texts = [_heading(p) for p in node.expressions]
         # WHERE first: CONTAINS registers the text searches that SCORE in the select list refers to.
         for key in ("where", "expressions", "group", "having", "order", "qualify", "windows"):
             value = node.args.get(key)
@@ -315,6 +327,7 @@ class Translator:
                 join.set("on", self._rewrite(join.args["on"], scope))
         for projection, text in zip(node.expressions, original_texts):
             projection.meta["oracle_text"] = text
+        self._check_sort_keys(node, scope)
         self._restrict_to_text_hits(node)
         self._rewrite_limits(node)
         self._scopes_by_select[id(node)] = scope
@@ -329,6 +342,46 @@ class Translator:
             self._scopes_by_select[id(outer)] = scope
             return outer
         return node
+
+    def _not_a_comparison_key(self, node: exp.Expression, scope: Scope | None) -> None:
+        """Oracle: "ORA-22848: cannot use VECTOR type as comparison key" (=, <, IN, ORDER BY, GROUP BY, DISTINCT,
+        UNION / INTERSECT / MINUS), ORA-00932 for a LOB there; SQLite would compare the stored bytes or text."""
+        kind = self.infer_type(node, scope)
+        if kind == "VECTOR":
+            raise errors.EngineError(22848, "cannot use VECTOR type as comparison key")
+        if kind in ("CLOB", "NCLOB", "BLOB"):
+            # Database SecureFiles and LOB Developer's Guide, "LOB Restrictions": no LOB in ORDER BY, GROUP BY,
+            # DISTINCT, UNION / MINUS or a join comparison (use DBMS_LOB.COMPARE, TO_CHAR or LIKE)
+            raise errors.EngineError(932, f"inconsistent datatypes: expected - got {kind}")
+
+    def _check_sort_keys(self, select: exp.Select, scope: Scope) -> None:
+        order, group = select.args.get("order"), select.args.get("group")
+        for item in (order.expressions if order is not None else []):
+            self._not_a_comparison_key(item.this if isinstance(item, exp.Ordered) else item, scope)
+        for item in (group.expressions if group is not None else []):
+            self._not_a_comparison_key(item, scope)
+        if select.args.get("distinct") is not None:
+            for projection in select.expressions:
+                self._not_a_comparison_key(projection, scope)
+
+    def _check_set_operation(self, node: exp.SetOperation) -> None:
+        """Oracle checks the legs of UNION / INTERSECT / MINUS: the same number of columns (ORA-01789) and, column
+        by column, the same datatype group (ORA-01790); SQLite would mix text and numbers in one column."""
+        legs = [_select_of(node.this), _select_of(node.expression)]
+        if not all(isinstance(leg, exp.Select) for leg in legs) or any(
+                isinstance(p, exp.Star) or isinstance(p, exp.Column) and isinstance(p.this, exp.Star)
+                for leg in legs for p in leg.expressions):
+            return
+        left, right = legs
+        if len(left.expressions) != len(right.expressions):
+            raise errors.EngineError(1789, "query block has incorrect number of result columns")
+        for a, b in zip(left.expressions, right.expressions):
+            if node.args.get("distinct") or not isinstance(node, exp.Union):
+                self._not_a_comparison_key(a, self._scopes_by_select.get(id(left)))
+            ta = _type_group(self.infer_type(a, self._scopes_by_select.get(id(left))))
+            tb = _type_group(self.infer_type(b, self._scopes_by_select.get(id(right))))
+            if ta and tb and ta != tb:
+                raise errors.EngineError(1790, "expression must have same datatype as corresponding expression")
 
     @property
     def _scopes_by_select(self) -> dict[int, Scope]:
@@ -514,6 +567,24 @@ class Translator:
                 if group is None:
                     raise errors.EngineError(937, "not a single-group group function")
                 raise errors.EngineError(979, f"not a GROUP BY expression ({column.sql(dialect=OracleX)})")
+        # HAVING and ORDER BY of a grouped query see only the groups: a bare column there is ORA-00979 too
+        # (SQLite would read it from some row of the group). ORDER BY may also name select-list aliases.
+        aliases = {p.alias for p in select.expressions if isinstance(p, exp.Alias)}
+        projections = {(p.this if isinstance(p, exp.Alias) else p).sql(dialect=OracleX) for p in select.expressions}
+        having = select.args.get("having")
+        order = select.args.get("order")
+        checks = [(having.this, False)] if having is not None else []
+        checks += [(o.this if isinstance(o, exp.Ordered) else o, True) for o in (order.expressions if order else [])]
+        for inner, is_order in checks:
+            if is_order and inner.sql(dialect=OracleX) in projections:
+                continue
+            for column in _bare_columns(inner, aggregates):
+                if column.sql(dialect=OracleX) in group_texts or column.name in group_columns \
+                        or column.name in ("ROWNUM", "LEVEL") or (is_order and not column.table and column.name in aliases):
+                    continue
+                if group is None:
+                    raise errors.EngineError(937, "not a single-group group function")
+                raise errors.EngineError(979, f"not a GROUP BY expression ({column.sql(dialect=OracleX)})")
 
     def _restrict_to_text_hits(self, select: exp.Select) -> None:
         """`CONTAINS(...) > 0` as a top-level condition: let SQLite visit only the hit rows."""
@@ -545,7 +616,7 @@ class Translator:
             return self._rewrite_query(node, scope)
         if isinstance(node, exp.Subquery):
             node.set("this", self._rewrite_query(node.this, scope))
-            return node
+            return _single_row(node) if _is_scalar_subquery(node) else node
         if isinstance(node, ModelUsing):
             return self._model_call(node, scope)
         if isinstance(node, exp.Contains):
@@ -674,9 +745,58 @@ class Translator:
         call.meta["vector_metric"] = metric
         return call
 
+    def _to_number_if_char(self, node: exp.Expression, scope: Scope) -> exp.Expression:
+        """Oracle converts a character operand of arithmetic to NUMBER (ORA-01722 when it is not a number);
+        SQLite would read 'abc' as 0."""
+        return _ora("ORA_TO_NUMBER", node) if _is_char(self.infer_type(node, scope)) else node
+
+    def _numeric_operands(self, node: exp.Expression, scope: Scope) -> exp.Expression:
+        for key in ("this", "expression"):
+            operand = node.args.get(key)
+            if operand is not None:
+                node.set(key, self._to_number_if_char(operand, scope))
+        return node
+
+    def _coerce_char_number_comparison(self, node: exp.Expression, scope: Scope) -> None:
+        """Character compared with NUMBER: Oracle converts the character side to NUMBER ('01' = 1 is true,
+        'Ann' = 1 raises ORA-01722); SQLite compares them as text and silently answers false."""
+        if isinstance(node, exp.In):
+            if node.args.get("query") is not None:
+                return
+            others = node.expressions
+        else:
+            others = [node.expression]
+        left = self.infer_type(node.this, scope)
+        kinds = [self.infer_type(o, scope) for o in others]
+        if _is_datetime(left) or not isinstance(node, exp.In) and _is_datetime(kinds[0]):
+            # a DATE/TIMESTAMP compared with character: Oracle converts the character side with TO_DATE /
+            # TO_TIMESTAMP in the session's format (a malformed string is an error, never a text comparison)
+            target = left if _is_datetime(left) else kinds[0]
+            convert = "ORA_TO_DATE" if target == "DATE" else \
+                "ORA_TO_TIMESTAMP_TZ" if "ZONE" in target else "ORA_TO_TIMESTAMP"
+            if _is_char(left):
+                node.set("this", _ora(convert, node.this))
+            converted = [_ora(convert, o) if _is_char(k) else o for o, k in zip(others, kinds)]
+            if isinstance(node, exp.In):
+                node.set("expressions", converted)
+            else:
+                node.set("expression", converted[0])
+            return
+        if _is_char(left) and any(_is_numeric(k) for k in kinds):
+            node.set("this", _ora("ORA_TO_NUMBER", node.this))
+            left = "NUMBER"
+        if _is_numeric(left):
+            converted = [_ora("ORA_TO_NUMBER", o) if _is_char(k) else o for o, k in zip(others, kinds)]
+            if isinstance(node, exp.In):
+                node.set("expressions", converted)
+            else:
+                node.set("expression", converted[0])
+
     def _arithmetic(self, node: exp.Expression, scope: Scope) -> exp.Expression:
         left, right = node.this, node.expression
         lt, rt = self.infer_type(left, scope), self.infer_type(right, scope)
+        if not (_is_datetime(lt) or _is_datetime(rt) or _is_interval(left) or _is_interval(right)):
+            return self._numeric_operands(node, scope)
         sign = exp.Literal.number(1 if isinstance(node, exp.Add) else -1)
         if _is_interval(right):
             return _ora("ORA_INTERVAL_ADD", left, right, sign)
@@ -697,7 +817,13 @@ class Translator:
         if base in ("VARCHAR2", "VARCHAR", "NVARCHAR2", "CHAR", "NCHAR", "CLOB", "NCLOB"):
             size = _type_size(to)
             return _ora("ORA_CAST_CHAR", node.this, exp.Literal.number(size or 0))
-        if base in ("NUMBER", "INT", "INTEGER", "DECIMAL", "FLOAT", "DOUBLE PRECISION", "BINARY_DOUBLE"):
+        if base in ("INT", "INTEGER", "SMALLINT") or base in ("NUMBER", "DECIMAL") and to.expressions:
+            # INTEGER is NUMBER(38); NUMBER(p) is NUMBER(p, 0): the value is rounded to the scale, checked against p
+            params = [int(re.match(r"-?\d+", (p.this if isinstance(p, exp.DataTypeParam) else p).sql()).group())
+                      for p in to.expressions] if base in ("NUMBER", "DECIMAL") else [38, 0]
+            precision, scale = (params + [0])[:2]
+            return _ora("ORA_CAST_NUMBER", node.this, exp.Literal.number(precision), exp.Literal.number(scale))
+        if base in ("NUMBER", "DECIMAL", "FLOAT", "DOUBLE PRECISION", "BINARY_DOUBLE"):
             return _ora("ORA_TO_NUMBER", node.this)
         if base == "DATE":
             return _ora("ORA_CAST_DATE", node.this)
@@ -746,6 +872,8 @@ class Translator:
     def _listagg(self, node: exp.GroupConcat) -> exp.Expression:
         value = node.this
         separator = node.args.get("separator") or exp.Literal.string("")
+        if isinstance(value.this if isinstance(value, exp.Order) else value, exp.Distinct):
+            raise unsupported("LISTAGG (DISTINCT ...)")   # was an internal error from SQLite
         if isinstance(value, exp.Order):
             return _ora("ORA_LISTAGG_ORDERED", value.this, separator, *_sort_args(value.expressions))
         return _ora("ORA_LISTAGG", value, separator)
@@ -943,6 +1071,8 @@ class Translator:
             name = node.name.upper()
             if name == "ORA_VECTOR_DISTANCE":
                 return "BINARY_DOUBLE"
+            if name == "ORA_SCALAR_SUBQUERY" and len(node.expressions) == 2:
+                return self.infer_type(node.expressions[1], scope)
             if name in ("ORA_DIV", "ORA_MOD", "ORA_TEXT_SCORE", "ORA_DATE_DIFF_DAYS"):
                 types = {self.infer_type(a, scope) for a in node.expressions[:2]}
                 return "BINARY_DOUBLE" if "BINARY_DOUBLE" in types and name != "ORA_TEXT_SCORE" else "NUMBER"
@@ -971,7 +1101,7 @@ class Translator:
                 return "VECTOR"
             if name in ("ORA_JSON",):
                 return "JSON"
-            if name in ("ORA_TO_NUMBER", "ORA_LENGTH"):
+            if name in ("ORA_TO_NUMBER", "ORA_LENGTH", "ORA_CAST_NUMBER"):
                 return "NUMBER"
             if name in ("ORA_CAST_CHAR", "ORA_CONCAT", "ORA_JSON_QUERY", "ORA_JSON_OBJECT", "ORA_LISTAGG",
                         "ORA_LISTAGG_ORDERED", "ORA_JSON_ARRAYAGG", "ORA_JSON_ARRAYAGG_ORDERED"):
@@ -1017,8 +1147,62 @@ def _interval(tr: Translator, node: exp.Interval, scope: Scope) -> exp.Expressio
 
 
 def _comparison(tr: Translator, node: exp.Expression, scope: Scope) -> exp.Expression:
+    for operand in [node.this] + (node.expressions if isinstance(node, exp.In) else [node.expression]):
+        if operand is not None:
+            tr._not_a_comparison_key(operand, scope)
     tr._coerce_raw_comparison(node, scope)
+    tr._coerce_char_number_comparison(node, scope)
     return NOT_HANDLED
+
+
+def _type_group(oracle_type: str | None) -> str | None:
+    """The datatype group Oracle's set operators and CASE require to agree (None: not known here)."""
+    if _is_char(oracle_type) or oracle_type in ("CLOB", "NCLOB"):
+        return "CHAR"
+    if _is_numeric(oracle_type):
+        return "NUMBER"
+    if _is_datetime(oracle_type):
+        return "DATE"
+    return None
+
+
+def _case(tr: Translator, node: exp.Case, scope: Scope) -> exp.Expression:
+    """CASE results must share a datatype group: Oracle raises ORA-00932 (SQLite returns the mixed values)."""
+    results = [i.args.get("true") for i in node.args.get("ifs") or []] + [node.args.get("default")]
+    groups = [g for g in (_type_group(tr.infer_type(r, scope)) for r in results if r is not None) if g]
+    if any(g != groups[0] for g in groups):
+        other = next(g for g in groups if g != groups[0])
+        raise errors.EngineError(932, f"inconsistent datatypes: expected {groups[0]} got {other}")
+    return node
+
+
+def _is_scalar_subquery(node: exp.Subquery) -> bool:
+    """A subquery used as a value (a select-list item, an operand, a function argument)."""
+    parent = node.parent
+    if isinstance(parent, exp.In) and parent.args.get("query") is node:
+        return False
+    if isinstance(parent, exp.Select):
+        return node in parent.expressions
+    return isinstance(parent, (exp.Binary, exp.Alias, exp.Func, exp.Ordered, exp.Paren, exp.Neg, exp.If)) \
+        and not isinstance(parent, (exp.In, exp.Exists, exp.SetOperation))
+
+
+def _single_row(node: exp.Subquery) -> exp.Expression:
+    """A scalar subquery returning two rows is ORA-01427 on Oracle; SQLite takes the first. Count up to two rows of
+    the same (possibly correlated) query and let ORA_SCALAR_SUBQUERY raise."""
+    rows = exp.Subquery(this=exp.select(exp.Count(this=exp.Star())).from_(exp.Subquery(
+        this=exp.select(exp.Literal.number(1)).from_(exp.Subquery(this=node.this.copy())).limit(2))))
+    result = _ora("ORA_SCALAR_SUBQUERY", rows, node)
+    result.meta.update(node.meta)
+    return result
+
+
+def _is_char(oracle_type: str | None) -> bool:
+    return oracle_type in ("VARCHAR2", "VARCHAR", "CHAR", "NVARCHAR2", "NCHAR")
+
+
+def _is_numeric(oracle_type: str | None) -> bool:
+    return oracle_type in ("NUMBER", "BINARY_DOUBLE", "BINARY_FLOAT", "FLOAT", "INTEGER")
 
 
 def _is(tr: Translator, node: exp.Is, scope: Scope) -> exp.Expression:
@@ -1079,9 +1263,25 @@ def _timestamp_literal(tr: Translator, node: exp.StrToTime, scope: Scope) -> exp
                         scope, node)
 
 
+#: Arguments sqlglot fills in itself (Oracle's INITCAP takes one argument; sqlglot adds its delimiters).
+_PARSER_DEFAULTS: dict[type, tuple[str, ...]] = {exp.Initcap: ("expression",)}
+
+
 def _other_function(tr: Translator, node: exp.Func, scope: Scope) -> exp.Expression:
     if isinstance(node, _PASSTHROUGH):
         return node
+    # sqlglot parses some Oracle functions the engine implements into typed nodes (CEIL -> exp.Ceil, INITCAP ->
+    # exp.Initcap): call the engine's function of that name with the arguments in their declared order
+    names = tr.catalog.names
+    for name in node.sql_names() if hasattr(node, "sql_names") else []:
+        if name in names.scalars or name in names.aggregates:
+            args = []
+            for key in node.arg_types:
+                value = node.args.get(key)
+                if key in _PARSER_DEFAULTS.get(type(node), ()) or isinstance(value, bool):
+                    continue
+                args += value if isinstance(value, list) else [value] if value is not None else []
+            return tr._function(name, args, scope, node)
     raise unsupported(f"function {node.sql(dialect=OracleX)[:40]}")
 
 
@@ -1110,6 +1310,12 @@ NODE_REWRITES: dict[type, Callable[[Translator, Any, Scope], exp.Expression]] = 
     exp.DistanceNd: lambda tr, node, scope: tr._distance("DOT", node.this, node.expression),
     exp.EQ: _comparison,
     exp.NEQ: _comparison,
+    exp.GT: _comparison,
+    exp.GTE: _comparison,
+    exp.LT: _comparison,
+    exp.LTE: _comparison,
+    exp.Mul: lambda tr, node, scope: tr._numeric_operands(node, scope),
+    exp.Neg: lambda tr, node, scope: tr._numeric_operands(node, scope),
     exp.In: _comparison,
     exp.Is: _is,
     exp.Not: _not,
@@ -1132,6 +1338,7 @@ NODE_REWRITES: dict[type, Callable[[Translator, Any, Scope], exp.Expression]] = 
     exp.JSONArrayAgg: _json_arrayagg,
     exp.GroupConcat: lambda tr, node, scope: tr._listagg(node),
     exp.Window: _window,
+    exp.Case: _case,
     exp.Lock: _unchanged,
     exp.DateStrToDate: _date_literal,
     exp.StrToTime: _timestamp_literal,
@@ -1152,10 +1359,60 @@ PASSTHROUGH_NODES: frozenset[type] = frozenset({
     exp.Alias, exp.TableAlias, exp.Table, exp.Identifier, exp.Star, exp.Tuple, exp.Paren, exp.Var,
     exp.Null, exp.DataType, exp.DataTypeParam, ModelArg,
     # operators SQLite evaluates as Oracle does
-    exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.Escape, exp.Between, exp.Mul, exp.Neg,
+    exp.Like, exp.Escape, exp.Between,
     # JSON_TABLE / JSON_OBJECT parts, read by their parent's handler
     exp.JSONColumnDef, exp.JSONKeyValue, exp.JSONSchema,
 })
+
+
+#: Parsed constructs the engine does not implement: the name ORA-03001 gives each (a node type that is
+#: neither here nor handled nor a pass-through is named by its sqlglot class).
+UNSUPPORTED_CONSTRUCTS: dict[type, Callable[[exp.Expression], str] | str] = {
+    exp.Pivot: lambda node: "UNPIVOT" if node.args.get("unpivot") else "PIVOT",
+    exp.TableSample: "SAMPLE clause",
+    exp.MatchRecognize: "MATCH_RECOGNIZE",
+    exp.Rollup: "GROUP BY ROLLUP",
+    exp.Cube: "GROUP BY CUBE",
+    exp.GroupingSets: "GROUP BY GROUPING SETS",
+    exp.Lateral: "LATERAL / CROSS APPLY / OUTER APPLY",
+    exp.Version: "flashback query (AS OF / VERSIONS)",
+    exp.Into: "SELECT ... INTO outside PL/SQL",
+    exp.Partition: "partition-extended table name",
+    exp.Any: "ANY / SOME comparison",
+    exp.All: "ALL comparison",
+    exp.Connect: "CONNECT BY hierarchical query",
+    exp.Prior: "PRIOR (CONNECT BY)",
+}
+
+
+def construct_name(node: exp.Expression) -> str:
+    """How ORA-03001 names a parsed construct."""
+    name = UNSUPPORTED_CONSTRUCTS.get(type(node))
+    if callable(name):
+        return name(node)
+    return name or f"{type(node).__name__} ({node.sql(dialect=OracleX)[:60]})"
+
+
+def is_translated(node_type: type) -> bool:
+    """A node type the translator rewrites (its class or a base class in NODE_REWRITES) or prints as is."""
+    return node_type in PASSTHROUGH_NODES or any(cls in NODE_REWRITES for cls in node_type.__mro__)
+
+
+def check_constructs(tree: exp.Expression) -> exp.Expression:
+    """Reject, before translation, every parsed construct the translator never considered (ORA-03001
+    naming it), so nothing reaches SQLite unconsidered: sqlglot would drop a PIVOT or a SAMPLE clause on
+    the way to SQLite and return a silently different result. Optimizer hints are removed: Oracle
+    ignores them, they never change a result."""
+    for hint in list(tree.find_all(exp.Hint)):
+        hint.pop()
+    for node in tree.walk():
+        if not is_translated(type(node)):
+            raise unsupported(construct_name(node))
+        if isinstance(node, exp.Column) and node.args.get("join_mark"):
+            raise unsupported("Oracle outer join operator (+) (use LEFT / RIGHT OUTER JOIN)")
+        if isinstance(node, exp.Order) and node.args.get("siblings"):
+            raise unsupported("ORDER SIBLINGS BY (CONNECT BY)")
+    return tree
 
 
 def _ora(name: str, *args: exp.Expression) -> exp.Anonymous:
