@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import sqlite3
 import statistics
 import sys
 import tempfile
@@ -31,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from workshop import config  # noqa: E402
+from workshop.db import copy_embedded_database  # noqa: E402
 from workshop.data import load_golden_queries  # noqa: E402
 from workshop.pipeline import kb, security  # noqa: E402
 from workshop.pipeline.manager import reranker_label  # noqa: E402
@@ -41,12 +41,10 @@ from workshop.pipeline.search import (RERANK_IDS_SQL, fetch_dicts, pipeline_sql,
 
 
 def private_copy(target: Path) -> Path:
-    source = config.embedded_db_path()
-    if not source.exists():
-        sys.exit(f"no workshop database at {source}: run python -m workshop.setup first")
-    with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
-        src.backup(dst)
-    return target
+    try:
+        return copy_embedded_database(target)
+    except FileNotFoundError as missing:
+        sys.exit(str(missing))
 
 
 def percentiles(samples: list[float]) -> tuple[float, float]:

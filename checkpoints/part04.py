@@ -425,7 +425,7 @@ def check_retrieve_knowledge(conn: oracledb.Connection, retrieve_knowledge: Call
     real = scope.get("knowledge_vs")
     if real is not None and table_exists(conn, "AML_KNOWLEDGE_VS"):
         (held,), = _rows(conn, "SELECT COUNT(*) FROM aml_knowledge_vs")
-        expect(held >= 40, f"AML_KNOWLEDGE_VS holds {held} rows", "The store is empty or half-filled: run the scan, "
+        expect(held >= 40, f"AML_KNOWLEDGE_VS holds {held} row{'' if held == 1 else 's'}", "The store is empty or half-filled: run the scan, "
                "write_facts and sync cells above first.")
     with _recording(retrieve_knowledge) as (store, rerank):
         question = "Where do we store transaction amounts?"

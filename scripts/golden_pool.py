@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sqlite3
 import sys
 import tempfile
 import textwrap
@@ -27,16 +26,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from workshop import config  # noqa: E402
+from workshop.db import copy_embedded_database  # noqa: E402
 from workshop.data.loaders import GOLDEN_V2_PATH, read_golden_jsonl  # noqa: E402
 
 
 def private_copy(target: Path) -> Path:
-    source = config.embedded_db_path()
-    if not source.exists():
-        sys.exit(f"no workshop database at {source}: run python -m workshop.setup first")
-    with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
-        src.backup(dst)
-    return target
+    try:
+        return copy_embedded_database(target)
+    except FileNotFoundError as missing:
+        sys.exit(str(missing))
 
 
 def card_text(card: dict) -> str:

@@ -7,8 +7,10 @@ SQLite file. Either way the caller gets an `oracledb.Connection`.
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import oracledb
@@ -150,6 +152,19 @@ def _advice(settings: OracleSettings, exc: Exception | None) -> str:
 # The lessons and checkpoints reach the embedded engine only through these functions (an import-linter
 # contract in tests/engine/test_architecture.py keeps it so); each imports the engine lazily, so a session on
 # Oracle never loads it.
+
+def copy_embedded_database(target: str | os.PathLike) -> Path:
+    """A consistent private copy (SQLite's online backup) of the workshop's embedded database, for a script that
+    must not change the learner's own file. Raises FileNotFoundError, saying what to run, when there is none."""
+    source = config.embedded_db_path()
+    if not source.exists():
+        raise FileNotFoundError(f"no workshop database at {source}: run python -m workshop.setup first")
+    with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
+        src.backup(dst)
+    src.close()
+    dst.close()
+    return Path(target)
+
 
 def connect_embedded_file(path: str | os.PathLike) -> oracledb.Connection:
     """A connection to one embedded database file (a second session on the same file, a scratch database)."""

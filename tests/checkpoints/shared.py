@@ -90,16 +90,29 @@ def shared_file(tmp_path_factory, worker_id: str, name: str, make: Callable[[Pat
     return target
 
 
-def build_workshop_db(path: Path) -> None:
+def build_workshop_db(path: Path, from_checkout: bool = False, then: Callable[[Any], None] | None = None) -> Path:
+    """Run the idempotent set-up into `path`, with the default engine and models. `from_checkout` starts from a
+    consistent copy (SQLite's backup) of this checkout's workshop database when there is one, so the set-up only
+    completes it; `then(conn)` runs on the same connection afterwards."""
+    from workshop import config
     from workshop.setup import build
+    source = config.embedded_db_path()
+    if from_checkout and source.exists():
+        with sqlite3.connect(source) as src, sqlite3.connect(path) as dst:
+            src.backup(dst)
+        src.close()
+        dst.close()
     with pytest.MonkeyPatch.context() as mp:
         for name in ("ORACLE_DSN", "EMBED_MODEL", "RERANK_MODEL"):
             mp.delenv(name, raising=False)
         conn = connect(path)
         try:
             build(conn, progress=False, log=lambda _: None)
+            if then is not None:
+                then(conn)
         finally:
             conn.close()
+    return path
 
 
 def cells(path: Path) -> dict[str, str]:

@@ -3,38 +3,22 @@ workshop database when it exists, completed by the idempotent set-up; otherwise 
 knowledge store filled once; tests that write use tables of their own."""
 from __future__ import annotations
 
-import sqlite3
 import uuid
 from pathlib import Path
 
 import oracledb
 import pytest
 
-from workshop import config
+from tests.checkpoints.shared import build_workshop_db
 
 MODEL = "ALL_MINILM_L6_V2"
 
 
 @pytest.fixture(scope="session")
 def finance_db(tmp_path_factory) -> Path:
-    from workshop.embedded import connect
-    from workshop.setup import build
-    target = tmp_path_factory.mktemp("knowledge") / "workshop.db"
-    source = config.embedded_db_path()
-    if source.exists():
-        with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
-            src.backup(dst)
-    with pytest.MonkeyPatch.context() as mp:
-        for name in ("ORACLE_DSN", "EMBED_MODEL", "RERANK_MODEL"):
-            mp.delenv(name, raising=False)
-        conn = connect(target)
-        try:
-            build(conn, progress=False, log=lambda _: None)
-            from workshop.reset import reset_part
-            reset_part(4, conn, log=None)
-        finally:
-            conn.close()
-    return target
+    from workshop.reset import reset_part
+    return build_workshop_db(tmp_path_factory.mktemp("knowledge") / "workshop.db", from_checkout=True,
+                             then=lambda conn: reset_part(4, conn, log=None))
 
 
 def _clean() -> None:

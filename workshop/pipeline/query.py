@@ -116,7 +116,8 @@ def lexical_expression(terms: list[str], question: str) -> str:
         return " OR ".join(escape_braces(t) for t in dict.fromkeys(terms))
     fallback = keyword_terms(question, "or")
     if fallback is None:
-        raise ValueError(f"the question {question!r} has no searchable word")
+        shown = question if len(question) <= 80 else question[:77] + "..."
+        raise ValueError(f"the question {shown!r} has no searchable word")
     return fallback
 
 
