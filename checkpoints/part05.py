@@ -420,6 +420,10 @@ def _distinct_lexical_ranks(rows: list[dict], vec_part: dict[str, float], lexica
 
 @checkpoint("stages 3-5 in one statement", hint=SEARCH_HINT)
 def check_search_knowledge_base(conn: oracledb.Connection, search_knowledge_base: Callable[..., Any]) -> str:
+    unprotected = sorted({"KNOWLEDGE_BASE_CHUNK", "KNOWLEDGE_BASE_DOCUMENT"} - _policy_tables(conn))
+    expect(not unprotected, f"{', '.join(unprotected)} has no tenant policy yet, so this check cannot tell your "
+           "search's scope from the database's", "Finish TODO 2 (protect_tenant_tables) and run its checkpoint "
+           "first: the tenant boundary is the policy's job, not this statement's.")
     facts = _scope_facts()
     before = security.current_tenant(conn)
     try:

@@ -248,3 +248,10 @@ def test_checkpoints_leave_the_session_and_the_tables_as_found(notebook):
         assert cur.fetchone() == (0,)                     # TODO 2's probe table is dropped again
         cur.execute("SELECT COUNT(*) FROM user_policies WHERE object_name LIKE 'CKPT\\_%' ESCAPE '\\'")
         assert cur.fetchone() == (0,)
+
+
+def test_todo_3_with_todo_2_skipped_points_at_todo_2(notebook):
+    """A learner who skipped the policies gets told to finish TODO 2, not that their search leaks tenants."""
+    notebook(SOLUTION_CELLS[TODOS[3].cell])
+    failure = expect_reasoned_failure(lambda: notebook(SOLUTION_CELLS[TODOS[3].check]), 3, "has no tenant policy yet")
+    assert "TODO 2" in " ".join(failure.hint if isinstance(failure.hint, list) else [str(failure.hint)])
