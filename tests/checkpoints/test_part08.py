@@ -100,7 +100,7 @@ WRONG = [
     Wrong("search_memories", "clause", "inner-join", "expected",
           edit=(("FROM vec v FULL OUTER JOIN lex l", "FROM vec v JOIN lex l"),)),
     Wrong("search_memories", "method", "raw-query-for-text", "keyword_terms",
-          edit=(("lex_query=keyword_terms(query, \"or\")", "lex_query=query"),)),
+          edit=(("lex_query=lex_query,", "lex_query=query,"),)),
     Wrong("search_memories", "probe", "no-final-tie-break", "memory_id",
           edit=((" ORDER BY rrf_score DESC, m.memory_id\n", " ORDER BY rrf_score DESC\n"),)),
 ]
