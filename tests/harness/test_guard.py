@@ -111,3 +111,10 @@ def test_a_write_past_the_guard_fails_because_of_the_database(conns):
     with pytest.raises(oracledb.DatabaseError, match="ORA-01031"):
         ro.cursor().execute("DELETE FROM finance_loans")
     assert rw.cursor().execute("SELECT COUNT(*) FROM finance_loans").fetchone() == before
+
+
+def test_a_semicolon_hidden_in_a_trailing_comment_is_named_as_such():
+    with pytest.raises(GuardRefused, match="ends with ';' \\(even inside a comment\\)"):
+        guard_select("SELECT 1 FROM dual -- done;", ["DUAL"])
+    with pytest.raises(GuardRefused, match="exactly one statement allowed, found 2"):
+        guard_select("SELECT 1 FROM dual; SELECT 2 FROM dual", ["DUAL"])

@@ -51,8 +51,11 @@ def guard_select(sql: str, allowed: Iterable[str]) -> exp.Expression:
         statements = [s for s in sqlglot.parse(sql, read="oracle") if s is not None]
     except sqlglot.errors.SqlglotError as error:
         raise GuardRefused(f"not parseable as Oracle SQL ({str(error).splitlines()[0][:80]})") from None
-    if len(statements) != 1 or sql.strip().endswith(";"):
-        raise GuardRefused(f"exactly one statement without ';' allowed, found {len(statements)}")
+    if len(statements) != 1:
+        raise GuardRefused(f"exactly one statement allowed, found {len(statements)}")
+    if sql.strip().endswith(";"):
+        raise GuardRefused("the statement ends with ';' (even inside a comment): send it without one, as "
+                           "cursor.execute needs (Oracle answers ORA-00933)")
     tree = statements[0]
     if not isinstance(tree, QUERY_NODES):
         raise GuardRefused(f"only SELECT or WITH ... SELECT is allowed, not {tree.key.upper()}")
