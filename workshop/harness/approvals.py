@@ -22,6 +22,8 @@ import oracledb
 
 from workshop.pipeline import security
 
+from .runlog import create_if_missing
+
 APPROVALS_TABLE = "AGENT_APPROVALS"
 APPROVALS_DDL = """CREATE TABLE agent_approvals (
   approval_id  VARCHAR2(40) PRIMARY KEY,
@@ -34,7 +36,6 @@ APPROVALS_DDL = """CREATE TABLE agent_approvals (
   expires_at   TIMESTAMP NOT NULL,
   CONSTRAINT agent_approvals_status_ck CHECK (status IN ('pending', 'approved', 'rejected', 'consumed'))
 )"""
-_IGNORE_EXISTS = "BEGIN EXECUTE IMMEDIATE '{ddl}'; EXCEPTION WHEN OTHERS THEN IF SQLCODE != -955 THEN RAISE; END IF; END;"
 
 REQUEST_SQL = """INSERT INTO agent_approvals (approval_id, run_id, tool, args_digest, arguments, status, expires_at)
 VALUES (:approval_id, :run_id, :tool, :digest, :arguments, 'pending',
@@ -54,7 +55,7 @@ class ApprovalRefused(RuntimeError):
 
 def create_approvals_table(conn: oracledb.Connection) -> None:
     with conn.cursor() as cur:
-        cur.execute(_IGNORE_EXISTS.format(ddl=APPROVALS_DDL.replace("'", "''")))
+        create_if_missing(cur, APPROVALS_DDL)
 
 
 def digest(tool: str, arguments: dict) -> str:

@@ -42,6 +42,11 @@ FINDINGS_DDL = """CREATE TABLE agent_findings (
 )"""
 _IGNORE_EXISTS = "BEGIN EXECUTE IMMEDIATE '{ddl}'; EXCEPTION WHEN OTHERS THEN IF SQLCODE != -955 THEN RAISE; END IF; END;"
 
+
+def create_if_missing(cur: oracledb.Cursor, ddl: str) -> None:
+    """Run CREATE TABLE `ddl` unless the table exists (ORA-00955 ignored, any other error raised): safe to repeat."""
+    cur.execute(_IGNORE_EXISTS.format(ddl=ddl.replace("'", "''")))
+
 REDACTED = "[REDACTED]"
 _SECRET_KEYS = re.compile(r"(?i)(password|passwd|secret|token|api[_-]?key|authorization|credential)")
 _SECRET_VALUES = [
@@ -79,7 +84,7 @@ def create_run_tables(conn: oracledb.Connection) -> None:
     """AGENT_RUNS, AGENT_RUN_EVENTS and AGENT_FINDINGS, if missing (safe to repeat)."""
     with conn.cursor() as cur:
         for ddl in (RUNS_DDL, EVENTS_DDL, FINDINGS_DDL):
-            cur.execute(_IGNORE_EXISTS.format(ddl=ddl.replace("'", "''")))
+            create_if_missing(cur, ddl)
 
 
 class RunRecorder:
