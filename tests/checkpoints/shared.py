@@ -95,13 +95,10 @@ def build_workshop_db(path: Path, from_checkout: bool = False, then: Callable[[A
     consistent copy (SQLite's backup) of this checkout's workshop database when there is one, so the set-up only
     completes it; `then(conn)` runs on the same connection afterwards."""
     from workshop import config
+    from workshop.db import copy_embedded_database
     from workshop.setup import build
-    source = config.embedded_db_path()
-    if from_checkout and source.exists():
-        with sqlite3.connect(source) as src, sqlite3.connect(path) as dst:
-            src.backup(dst)
-        src.close()
-        dst.close()
+    if from_checkout and config.embedded_db_path().exists():
+        copy_embedded_database(path)
     with pytest.MonkeyPatch.context() as mp:
         for name in ("ORACLE_DSN", "EMBED_MODEL", "RERANK_MODEL"):
             mp.delenv(name, raising=False)
