@@ -50,7 +50,8 @@ def copy_db(source: Path, target: Path) -> Path:
     """Copy an embedded database file (and its write-ahead log, if one is left). A shared build is checked
     first: a test that wrote into it (instead of into a copy) would hand every other worker a torn file."""
     ready = source.with_name("ready")
-    if ready.exists() and ready.read_text() and ready.read_text() != _stamp(source):
+    built = ready.read_text() if ready.exists() else ""
+    if built and built != _stamp(source):
         pytest.fail(f"the shared database {source} changed after it was built: a test wrote into it instead of "
                     "into its own copy (use copy_db)")
     shutil.copyfile(source, target)
