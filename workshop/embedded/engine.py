@@ -209,8 +209,8 @@ class Engine:
     def _plan_key(self, sql: str) -> tuple:
         return (sql, self.catalog.refresh())
 
-    def _translate_query_text(self, sql: str) -> Plan:
-        return Translator(self.catalog, self._text_index_lookup).translate_query(self._parse(sql))
+    def _translate_query_text(self, sql: str, bind_types: dict[str, str | None] | None = None) -> Plan:
+        return Translator(self.catalog, self._text_index_lookup, bind_types).translate_query(self._parse(sql))
 
     def _text_index_lookup(self, table: str, column: str):
         lookup = self.hooks.text_index_lookup
@@ -227,19 +227,21 @@ class Engine:
             raise errors.EngineError(933, f"SQL command not properly ended or unsupported syntax ({detail})") from None
         return check_constructs(tree)
 
-    def plan_for(self, sql: str, words: list[str]) -> Plan:
-        key = self._plan_key(sql)
+    def plan_for(self, sql: str, words: list[str], bind_types: dict[str, str | None] | None = None) -> Plan:
+        """The cached translation of a statement; with ``bind_types``, the one for binds of those datatypes
+        (Oracle types a bind by the value python-oracledb sends, and converts around it by that type)."""
+        key = self._plan_key(sql) + (tuple(sorted(bind_types.items())) if bind_types is not None else (),)
         plan = self._plans.get(key)
         if plan is not None:
             return plan
         kind = words[0]
         if kind in ("SELECT", "WITH", "("):
-            plan = self._translate_query_text(sql)
+            plan = self._translate_query_text(sql, bind_types)
         else:
             returning = split_returning_into(sql) if kind in ("INSERT", "UPDATE", "DELETE") else None
             body = returning[0] if returning else sql
             tree = self._parse(body)
-            translator = DmlTranslator(self.catalog, self._text_index_lookup)
+            translator = DmlTranslator(self.catalog, self._text_index_lookup, bind_types)
             handler = {"INSERT": translator.translate_insert, "UPDATE": translator.translate_update,
                        "DELETE": translator.translate_delete, "MERGE": translator.translate_merge}[kind]
             plan = handler(tree)
@@ -311,10 +313,10 @@ class Engine:
             self._ddl(sql, words)
             return Result()
         if kind in ("SELECT", "WITH"):
-            plan = self.plan_for(sql, words)
+            plan = self._typed_plan(self.plan_for(sql, words), sql, words, [binds], input_types)
             return self._run_query(plan, binds, input_types)
         if kind in ("INSERT", "UPDATE", "DELETE", "MERGE"):
-            plan = self.plan_for(sql, words)
+            plan = self._typed_plan(self.plan_for(sql, words), sql, words, [binds], input_types)
             return self._run_dml(plan, binds, input_types)
         if kind in ("GRANT", "REVOKE", "EXPLAIN", "CALL", "LOCK", "SET", "ANALYZE", "AUDIT"):
             raise unsupported(f"{kind} statement")
@@ -333,6 +335,38 @@ class Engine:
         self.catalog.refresh()
 
     # ------------------------------------------------------------------ binds
+    def _typed_plan(self, plan: Plan, sql: str, words: list[str], rows: list, input_types: Any) -> Plan:
+        """The plan for the datatypes of the binds the translation asked about (SQL Language Reference,
+        "Data Type Comparison Rules" and "Implicit Data Conversion": a character bind compared with a
+        NUMBER or DATE expression is converted to it, a NUMBER bind compared with a character expression
+        converts that expression). The untyped plan serves when no translation decision depends on a bind.
+        In executemany() the first non-None value fixes a bind's type, as in python-oracledb."""
+        if not plan.typed_binds:
+            return plan
+        declared = plan.source_binds or plan.binds
+        types: dict[str, str | None] = {name: None for name in plan.typed_binds}
+        if isinstance(input_types, dict):
+            declared_types = {str(k).upper().lstrip(":"): v for k, v in input_types.items()}
+        elif isinstance(input_types, (list, tuple)):
+            declared_types = dict(zip(declared, input_types))
+        else:
+            declared_types = {}
+        for row in rows:
+            if isinstance(row, dict):
+                given = {str(k).upper().lstrip(":"): v for k, v in row.items()}
+            elif row is None:
+                given = {}
+            else:
+                given = dict(zip(declared, row))
+            for name in types:
+                if types[name] is None:
+                    types[name] = V.bind_type(given.get(name), declared_types.get(name))
+            if all(types.values()):
+                break
+        if not any(types.values()):
+            return plan
+        return self.plan_for(sql, words, types)
+
     def bind_values(self, plan: Plan, binds: Any, input_types: Any) -> dict[str, Any]:
         declared = plan.source_binds or plan.binds
         if binds is None:
@@ -489,7 +523,7 @@ class Engine:
                     return sum(counts), [], [], counts
                 if self.readonly:
                     _refuse_write(sql, words[0] if words else "")
-                plan = self.plan_for(sql, words)
+                plan = self._typed_plan(self.plan_for(sql, words), sql, words, rows, input_types)
                 if plan.kind != "dml":
                     raise unsupported("executemany() with a query")
                 param_rows = [self.bind_values(plan, row, input_types) for row in rows]
