@@ -1207,6 +1207,11 @@ def _interval(tr: Translator, node: exp.Interval, scope: Scope) -> exp.Expressio
 
 
 def _comparison(tr: Translator, node: exp.Expression, scope: Scope) -> exp.Expression:
+    if isinstance(node, exp.In) and not node.expressions and not any(
+            node.args.get(k) is not None for k in ("query", "unnest", "field")):
+        # SQL Language Reference, "IN Condition": the expression list holds at least one expr (`IN ()` is a syntax
+        # error, ORA-00936); SQLite would answer "no rows" (langchain-oracledb's OracleVS.delete([]) sends it)
+        raise errors.EngineError(936, "missing expression (an IN list needs at least one value)")
     for operand in [node.this] + (node.expressions if isinstance(node, exp.In) else [node.expression]):
         if operand is not None:
             tr._not_a_comparison_key(operand, scope)
@@ -1412,7 +1417,7 @@ NODE_REWRITES: dict[type, Callable[[Translator, Any, Scope], exp.Expression]] = 
                                                *[a for a in (node.args.get("format"),) if a is not None]),
     exp.DecodeCase: lambda tr, node, scope: _ora("ORA_DECODE", *node.expressions),
     exp.CurrentTimestamp: _current_timestamp,
-    exp.Systimestamp: lambda tr, node, scope: _ora("ORA_SYSTIMESTAMP"),
+    exp.Systimestamp: lambda tr, node, scope: _ora("ORA_SYSTIMESTAMP", *([node.this] if node.this is not None else [])),
     exp.CurrentDate: lambda tr, node, scope: _ora("ORA_CURRENT_DATE"),
     exp.Localtimestamp: lambda tr, node, scope: _ora("ORA_LOCALTIMESTAMP",
                                                      *([node.this] if node.this is not None else [])),
@@ -1490,6 +1495,7 @@ def check_constructs(tree: exp.Expression) -> exp.Expression:
     the way to SQLite and return a silently different result. Optimizer hints are removed: Oracle
     ignores them, they never change a result."""
     for hint in list(tree.find_all(exp.Hint)):
+        _semantic_hint(tree, hint)
         hint.pop()
     for node in tree.walk():
         if not is_translated(type(node)):
@@ -1499,6 +1505,34 @@ def check_constructs(tree: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Order) and node.args.get("siblings"):
             raise unsupported("ORDER SIBLINGS BY (CONNECT BY)")
     return tree
+
+
+_DUPKEY_HINT = re.compile(r"(?is)\bIGNORE_ROW_ON_DUPKEY_INDEX\s*\(\s*(\"[^\"]+\"|[\w$#]+)\s*,?\s*"
+                          r"(?:\(([^)]*)\)|(\"[^\"]+\"|[\w$#]+))\s*\)")
+
+
+def _semantic_hint(tree: exp.Expression, hint: exp.Hint) -> None:
+    """IGNORE_ROW_ON_DUPKEY_INDEX is the one hint that changes a statement's result (SQL Language Reference,
+    "Comments" > "IGNORE_ROW_ON_DUPKEY_INDEX Hint": "Unlike other hints, ... has a semantic effect"): read from the
+    parsed hint of an INSERT and kept in the tree's meta for the DML translator; in UPDATE or MERGE it is ORA-38917.
+    No other comment or hint reaches the engine's decisions."""
+    text = " ".join(str(e) for e in hint.expressions)
+    match = _DUPKEY_HINT.search(text)
+    if match is None:
+        if re.search(r"(?i)\bIGNORE_ROW_ON_DUPKEY_INDEX\b", text) and hint.parent is tree \
+                and isinstance(tree, exp.Insert):
+            raise errors.EngineError(38913, "Index specified in the index hint is invalid")
+        return
+    if hint.parent is not tree:
+        return
+    if isinstance(tree, (exp.Update, exp.Merge)):
+        raise errors.EngineError(38917, "IGNORE_ROW_ON_DUPKEY_INDEX hint disallowed for this operation")
+    if isinstance(tree, exp.Insert):
+        def name(text: str) -> str:
+            return text[1:-1] if text.startswith('"') else text.upper()
+        columns = [name(c.strip()) for c in match.group(2).split(",")] if match.group(2) is not None else None
+        tree.meta["ignore_row_on_dupkey_index"] = (name(match.group(1)), columns,
+                                                   name(match.group(3)) if match.group(3) else None)
 
 
 def _ora(name: str, *args: exp.Expression) -> exp.Anonymous:

@@ -75,7 +75,7 @@ SCALAR_FUNCTIONS: dict[str, tuple[Callable[..., object], int]] = {
     "CAST_TIMESTAMP": (conversions.cast_timestamp, 1),
     # datetimes
     "SYSDATE": (datetimes.sysdate, 0),
-    "SYSTIMESTAMP": (datetimes.systimestamp, 0),
+    "SYSTIMESTAMP": (datetimes.systimestamp, -1),
     "CURRENT_DATE": (datetimes.current_date, 0),
     "CURRENT_TIMESTAMP": (datetimes.current_timestamp, -1),
     "LOCALTIMESTAMP": (datetimes.localtimestamp, -1),
