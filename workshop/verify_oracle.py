@@ -442,9 +442,48 @@ def notebooks(_conn=None, *, runner: Callable[..., subprocess.CompletedProcess] 
                 f"{tail[0].strip('= ')} ({time.perf_counter() - started:.0f} s)")]
 
 
+# --------------------------------------------------------------------------- 13 issue 18 (engine3): unclear pages
+# Each probe records Oracle's answer where the SQL Language Reference leaves the engine's choice unclear; PASS means
+# Oracle answered as the embedded engine does (docs/embedded-engine.md, "Refusals and the pages they rest on").
+ROUND3_TABLE = "vo_r3"
+
+
+def _outcome(conn, sql: str, binds=None) -> str:
+    try:
+        _execute(conn, sql, binds)
+        return "accepted"
+    except oracledb.DatabaseError as exc:
+        return f"ORA-{exc.args[0].code:05d}"
+
+
+def engine_round3(conn) -> list[Step]:
+    """E18-COALESCE, E18-IDX, E18-MERGE, E18-SYSTS: what Oracle does where the documentation is unclear."""
+    s = "13 engine round 3"
+    _drop_quietly(conn, [f"DROP TABLE IF EXISTS {ROUND3_TABLE} PURGE"])
+    _execute(conn, f"CREATE TABLE {ROUND3_TABLE} (k VARCHAR2(10) PRIMARY KEY, n NUMBER)")
+    try:
+        checks = [
+            ("E18-COALESCE: COALESCE(1, 'a') is ORA-00932", "SELECT COALESCE(1, 'a') FROM dual", None, "ORA-00932"),
+            ("E18-IDX: CREATE INDEX IF NOT EXISTS over the primary key's column list is a no-op",
+             f"CREATE INDEX IF NOT EXISTS {ROUND3_TABLE}_k ON {ROUND3_TABLE} (k)", None, "accepted"),
+            ("E18-MERGE: one trailing ';' after a MERGE is accepted",
+             f"MERGE INTO {ROUND3_TABLE} d USING (SELECT 'x' k FROM dual) s ON (d.k = s.k) "
+             "WHEN NOT MATCHED THEN INSERT (k, n) VALUES (s.k, 1);", None, "accepted"),
+            ("E18-SYSTS: SYSTIMESTAMP(3) is accepted", "SELECT SYSTIMESTAMP(3) FROM dual", None, "accepted"),
+        ]
+        steps = []
+        for name, sql, binds, expected in checks:
+            got = _outcome(conn, sql, binds)
+            steps.append(_ok(s, name, got == expected, got))
+        return steps
+    finally:
+        conn.rollback()
+        _drop_quietly(conn, [f"DROP TABLE IF EXISTS {ROUND3_TABLE} PURGE"])
+
+
 DATABASE_STEPS: tuple[StepFn, ...] = (environment, grants, embedding_model, reranker, stored_embeddings, index_types,
                                       approximate_search, oracle_text, property_graph, driver_semantics,
-                                      row_level_security, private_policy_function)
+                                      row_level_security, private_policy_function, engine_round3)
 
 
 def run_steps(conn: oracledb.Connection, steps: tuple[StepFn, ...] = DATABASE_STEPS) -> list[Step]:

@@ -179,3 +179,12 @@ def test_executemany_checks_the_terminator_too(cur):
     with pytest.raises(oracledb.DatabaseError) as info:
         cur.executemany("INSERT INTO m VALUES (:1, NULL, 1);", [(9,)])
     assert info.value.args[0].code == 933
+
+
+def test_verify_oracle_round3_probes_pass_on_the_engine(tmp_path):
+    """The probes that record Oracle's answer where the pages are unclear expect what the engine does."""
+    import workshop.verify_oracle as vo
+    conn = connect(tmp_path / "vo.db")
+    steps = vo.engine_round3(conn)
+    assert [s.status for s in steps] == ["PASS"] * 4, steps
+    assert conn.cursor().execute("SELECT COUNT(*) FROM user_tables").fetchone() == (0,)
