@@ -220,6 +220,18 @@ class Engine:
     def _translate_query_text(self, sql: str) -> Plan:
         return Translator(self.catalog, self._text_index_lookup).translate_query(self._parse(sql))
 
+    def visible_rowids(self, table: str) -> set[int] | None:
+        """The rowids of `table` this session's SELECT policies let it read, or None when no policy applies.
+
+        For the features that read a table themselves instead of through a statement's SQL (hybrid vector search):
+        Oracle runs them as SQL (DBMS_HYBRID_VECTOR.GET_SQL shows it), so VPD filters them like any query; here
+        the same policy predicate is applied by running `SELECT ROWID FROM table` through the translator."""
+        self.catalog.refresh()
+        if Translator(self.catalog).policy_predicate(table, "SELECT") is None:
+            return None
+        plan = self.plan_for(f'SELECT ROWID FROM "{table}"', ["SELECT"])
+        return {row[0] for row in self.db.execute(plan.sql, {}).fetchall()}
+
     def _text_index_lookup(self, table: str, column: str):
         lookup = self.hooks.text_index_lookup
         return lookup(self.db, table, column) if lookup else None
@@ -345,6 +357,9 @@ class Engine:
             self.commit()
         self.begin_write()
         try:
+            # under the write lock, the catalog as committed now: another session's DDL since this session's last
+            # statement (a CREATE TABLE there, then CREATE INDEX / VIEW on it here) must be seen, not ORA-00942
+            self.catalog.refresh()
             DdlExecutor(self.db, self.catalog, self.hooks).execute(sql, words)
         except BaseException:
             self.rollback()
