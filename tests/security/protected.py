@@ -41,7 +41,7 @@ ROWS = [(i + 1, tenant, f"shared vector search note number {i + 1} of {tenant}",
         for i, tenant in enumerate(t for t in TENANTS for _ in range(2))]
 
 
-def build(path) -> None:
+def build(path, text_index: bool = True) -> None:
     conn = connect(path, busy_timeout=5)
     cur = conn.cursor()
     cur.execute("CREATE TABLE kb (id NUMBER PRIMARY KEY, tenant_id VARCHAR2(20) NOT NULL, body CLOB, "
@@ -53,7 +53,8 @@ def build(path) -> None:
                     [(i, t, b, array.array("f", v)) for i, t, b, v in ROWS])
     cur.executemany("INSERT INTO kb_link VALUES (:1, :2)", [(a, b) for a in range(1, 7) for b in range(1, 7) if a != b])
     conn.commit()
-    cur.execute("CREATE INDEX kb_ctx ON kb (body) INDEXTYPE IS CTXSYS.CONTEXT PARAMETERS ('SYNC (ON COMMIT)')")
+    if text_index:      # a hybrid vector index brings its own
+        cur.execute("CREATE INDEX kb_ctx ON kb (body) INDEXTYPE IS CTXSYS.CONTEXT PARAMETERS ('SYNC (ON COMMIT)')")
     cur.execute("CREATE VECTOR INDEX kb_vec ON kb (emb) ORGANIZATION INMEMORY NEIGHBOR GRAPH DISTANCE COSINE")
     cur.execute(GRAPH)
     cur.execute("CREATE OR REPLACE CONTEXT sec_ctx USING sec_pkg")
