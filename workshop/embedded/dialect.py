@@ -84,8 +84,11 @@ class OracleX(Oracle):
 
     class Parser(Oracle.Parser):
         COLON_PLACEHOLDER_TOKENS = Oracle.Parser.COLON_PLACEHOLDER_TOKENS | {TokenType.NUMBER}
+        FUNC_TOKENS = Oracle.Parser.FUNC_TOKENS | {TokenType.SYSTIMESTAMP}
 
-        FUNCTIONS = {**Oracle.Parser.FUNCTIONS, **{name: _plain_call(name) for name in ORACLE_CALLS}}
+        FUNCTIONS = {**Oracle.Parser.FUNCTIONS, **{name: _plain_call(name) for name in ORACLE_CALLS},
+                     # SYSTIMESTAMP(p), as LOCALTIMESTAMP(p) / CURRENT_TIMESTAMP(p) (sqlglot knows only the bare word)
+                     "SYSTIMESTAMP": lambda args: exp.Systimestamp(this=args[0] if args else None)}
 
         FUNCTION_PARSERS = {
             **Oracle.Parser.FUNCTION_PARSERS,
