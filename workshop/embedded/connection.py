@@ -571,6 +571,7 @@ class EmbeddedConnection(oracledb.Connection):
         if lob_type not in (oracledb.DB_TYPE_CLOB, oracledb.DB_TYPE_NCLOB, oracledb.DB_TYPE_BLOB):
             raise oracledb.NotSupportedError(f"createlob({lob_type}) is not supported by the embedded engine")
         lob = make_lob(b"" if lob_type is oracledb.DB_TYPE_BLOB else "")
+        lob._impl.dbtype = lob_type                  # an NCLOB says NCLOB (make_lob infers CLOB from a str)
         if data:
             lob.write(data)
         return lob
