@@ -409,3 +409,21 @@ def test_oracle_async_retries_as_the_sync_door(failures, code, outcome):
 def test_the_sync_createlob_keeps_the_type_asked_for(conn):
     assert [conn.createlob(t).type for t in (oracledb.DB_TYPE_CLOB, oracledb.DB_TYPE_NCLOB, oracledb.DB_TYPE_BLOB)] \
         == [oracledb.DB_TYPE_CLOB, oracledb.DB_TYPE_NCLOB, oracledb.DB_TYPE_BLOB]
+
+
+def test_an_output_type_handler_gets_the_async_cursor(table):
+    seen = []
+
+    def handler(cursor, metadata):
+        seen.append(cursor)
+        if metadata.type_code is oracledb.DB_TYPE_CLOB:
+            return cursor.var(oracledb.DB_TYPE_LONG, arraysize=cursor.arraysize)
+
+    async def case():
+        async with connect_async(table) as conn:
+            cur = conn.cursor()
+            cur.outputtypehandler = handler
+            await cur.execute("SELECT body FROM t WHERE id = 2")
+            return cur, await cur.fetchall()
+    cur, rows = run(case())
+    assert rows == [("text 2",)] and seen == [cur]

@@ -129,6 +129,7 @@ class EmbeddedAsyncCursor(oracledb.AsyncCursor):
         self._connection = connection
         self._session = connection._session
         self._sync = EmbeddedCursor(connection._session.conn)
+        self._sync._facade = self                  # output type handlers are called with this cursor
 
     def __del__(self):
         pass

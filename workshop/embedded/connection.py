@@ -282,7 +282,7 @@ class EmbeddedCursor:
         converters: list[Callable | None] = [None] * len(result.columns)
         if handler is not None:
             for i, info in enumerate(self.description):
-                var = handler(self, info)
+                var = handler(getattr(self, "_facade", self), info)   # the async cursor, under one
                 if var is not None:
                     target = getattr(var, "type", None)
                     if target in (oracledb.DB_TYPE_LONG, oracledb.DB_TYPE_VARCHAR, oracledb.DB_TYPE_NVARCHAR,
