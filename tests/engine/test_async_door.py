@@ -427,3 +427,38 @@ def test_an_output_type_handler_gets_the_async_cursor(table):
             return cur, await cur.fetchall()
     cur, rows = run(case())
     assert rows == [("text 2",)] and seen == [cur]
+
+
+@pytest.mark.parametrize("door", ["sync", "async"])
+@pytest.mark.parametrize("autocommit", [True, False], ids=["autocommit", "no-autocommit"])
+def test_autocommit_commits_each_statement_and_releases_the_write_lock(table, door, autocommit):
+    """python-oracledb user guide, Managing Transactions: with Connection.autocommit True every DML statement is
+    committed as it is executed, so another session sees it and can write at once."""
+    async def writes() -> bool:
+        if door == "sync":
+            conn = connect(table, busy_timeout=0.2)
+            conn.autocommit = autocommit
+            with conn.cursor() as cur:
+                cur.execute("UPDATE t SET name = 'auto' WHERE id = 1")
+                cur.executemany("INSERT INTO t (id, name) VALUES (:1, :2)", [(30, "x")])
+            in_txn = conn.transaction_in_progress
+            conn.close()
+            return in_txn
+        conn = await connect_async(table, busy_timeout=0.2)
+        conn.autocommit = autocommit
+        async with conn.cursor() as cur:
+            await cur.execute("UPDATE t SET name = 'auto' WHERE id = 1")
+            await cur.executemany("INSERT INTO t (id, name) VALUES (:1, :2)", [(30, "x")])
+        in_txn = conn.transaction_in_progress
+        other = connect(table, busy_timeout=0.2)
+        try:
+            if autocommit:
+                other.cursor().execute("UPDATE t SET name = 'other' WHERE id = 2")   # no ORA-00054
+                other.commit()
+            seen = other.cursor().execute("SELECT name FROM t WHERE id = 1").fetchone()[0]
+        finally:
+            other.close()
+        await conn.close()
+        assert seen == ("auto" if autocommit else "n1")
+        return in_txn
+    assert run(writes()) is (not autocommit)

@@ -178,6 +178,7 @@ class EmbeddedCursor:
         out_vars = _out_vars(binds)
         clean = _without_out_vars(binds, out_vars)
         result = self.connection._engine.execute(statement, clean, self._binds.input_types())
+        self.connection._autocommit_now()
         self._apply_result(result, out_vars, position=0)
         self._is_query = result.is_query
         return self if result.is_query else None
@@ -209,6 +210,7 @@ class EmbeddedCursor:
         clean = [_without_out_vars(r, out_vars) for r in bound]
         total, batch_errors, returning, counts = self.connection._engine.execute_many(
             statement, clean, self._binds.input_types(), batcherrors, arraydmlrowcounts)
+        self.connection._autocommit_now()
         self.rowcount = total
         self.description = None
         self._batch_errors = batch_errors
@@ -472,6 +474,12 @@ class EmbeddedConnection(oracledb.Connection):
     @autocommit.setter
     def autocommit(self, value: bool) -> None:
         self._autocommit = bool(value)
+
+    def _autocommit_now(self) -> None:
+        """With autocommit on, a statement that succeeded is committed at once (python-oracledb user guide,
+        "Managing Transactions": "all DML statements ... are committed as they are executed")."""
+        if self._autocommit:
+            self._engine.commit()
 
     @property
     def current_schema(self):
