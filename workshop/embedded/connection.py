@@ -178,6 +178,7 @@ class EmbeddedCursor:
         out_vars = _out_vars(binds)
         clean = _without_out_vars(binds, out_vars)
         result = self.connection._engine.execute(statement, clean, self._binds.input_types())
+        self.connection._autocommit_now()
         self._apply_result(result, out_vars, position=0)
         self._is_query = result.is_query
         return self if result.is_query else None
@@ -209,6 +210,7 @@ class EmbeddedCursor:
         clean = [_without_out_vars(r, out_vars) for r in bound]
         total, batch_errors, returning, counts = self.connection._engine.execute_many(
             statement, clean, self._binds.input_types(), batcherrors, arraydmlrowcounts)
+        self.connection._autocommit_now()
         self.rowcount = total
         self.description = None
         self._batch_errors = batch_errors
@@ -282,7 +284,7 @@ class EmbeddedCursor:
         converters: list[Callable | None] = [None] * len(result.columns)
         if handler is not None:
             for i, info in enumerate(self.description):
-                var = handler(self, info)
+                var = handler(getattr(self, "_facade", self), info)   # the async cursor, under one
                 if var is not None:
                     target = getattr(var, "type", None)
                     if target in (oracledb.DB_TYPE_LONG, oracledb.DB_TYPE_VARCHAR, oracledb.DB_TYPE_NVARCHAR,
@@ -491,6 +493,12 @@ class EmbeddedConnection(oracledb.Connection):
     def autocommit(self, value: bool) -> None:
         self._autocommit = bool(value)
 
+    def _autocommit_now(self) -> None:
+        """With autocommit on, a statement that succeeded is committed at once (python-oracledb user guide,
+        "Managing Transactions": "all DML statements ... are committed as they are executed")."""
+        if self._autocommit:
+            self._engine.commit()
+
     @property
     def current_schema(self):
         return self._current_schema
@@ -592,6 +600,7 @@ class EmbeddedConnection(oracledb.Connection):
         if lob_type not in (oracledb.DB_TYPE_CLOB, oracledb.DB_TYPE_NCLOB, oracledb.DB_TYPE_BLOB):
             raise oracledb.NotSupportedError(f"createlob({lob_type}) is not supported by the embedded engine")
         lob = make_lob(b"" if lob_type is oracledb.DB_TYPE_BLOB else "")
+        lob._impl.dbtype = lob_type                  # an NCLOB says NCLOB (make_lob infers CLOB from a str)
         if data:
             lob.write(data)
         return lob
