@@ -14,7 +14,7 @@ from workshop.setup import (EMBEDDING_REFUSED_ADVICE, RERANKER_REFUSED_KEY, SLIM
                             SetupError, _Builder)
 
 ALL_SYSTEM = [(g.privilege,) for g in GRANTS if g.kind == "system"]
-ALL_OBJECTS = [(g.target.split(".")[1],) for g in GRANTS if g.kind == "object"]
+ALL_OBJECTS = [(g.owner, g.object_name) for g in GRANTS if g.kind == "object"]
 
 
 @pytest.fixture(autouse=True)
@@ -154,10 +154,10 @@ def test_every_grant_held_passes():
 
 def test_missing_grants_are_named_with_their_reason_and_the_statement_to_run():
     script = grant_script(system=[p for p in ALL_SYSTEM if p != ("CREATE ANY CONTEXT",)], roles=[],
-                          objects=[o for o in ALL_OBJECTS if o != ("DBMS_VECTOR_CHAIN",)], quotas=[("USERS", 10_000)])
+                          objects=[o for o in ALL_OBJECTS if o != ("CTXSYS", "DBMS_VECTOR_CHAIN")], quotas=[("USERS", 10_000)])
     result = doctor.check_workshop_grants(FakeOracle(script))
     assert not result.ok
-    assert "CREATE ANY CONTEXT (CREATE CONTEXT" in result.detail and "EXECUTE ON SYS.DBMS_VECTOR_CHAIN" in result.detail
+    assert "CREATE ANY CONTEXT (CREATE CONTEXT" in result.detail and "EXECUTE ON CTXSYS.DBMS_VECTOR_CHAIN" in result.detail
     assert "GRANT CREATE ANY CONTEXT TO WORKSHOP" in result.advice and "GRANT CTXAPP TO WORKSHOP" in result.advice
     assert "ALTER USER WORKSHOP QUOTA UNLIMITED ON USERS" in result.advice
     assert "GRANT CREATE TABLE" not in result.advice
@@ -168,11 +168,35 @@ def test_unlimited_tablespace_satisfies_the_quota():
     assert missing_grants(FakeOracle(script)) == []
 
 
-def test_object_grants_are_looked_up_with_binds():
+def test_object_grants_are_looked_up_with_binds_under_each_owner():
     conn = FakeOracle(grant_script())
     missing_grants(conn)
     sql, binds = next((s, b) for s, b in conn.executed if "all_objects" in s)
-    assert "owner = 'SYS'" in sql and sorted(binds.values()) == sorted(o for (o,) in ALL_OBJECTS)
+    assert "'SYS'" not in sql
+    pairs = sorted((binds[f"w{i}"], binds[f"n{i}"]) for i in range(len(binds) // 2))
+    assert pairs == sorted(ALL_OBJECTS)
+
+
+def _visible_as(objects):
+    """ALL_OBJECTS as Oracle answers the (owner, name) query: only the pairs asked for that exist."""
+    def answer(sql, binds):
+        asked = {(binds[f"w{i}"], binds[f"n{i}"]) for i in range(len(binds) // 2)}
+        return [o for o in objects if o in asked]
+    return answer
+
+
+@pytest.mark.parametrize("objects, missing", [
+    (ALL_OBJECTS, []),
+    ([o for o in ALL_OBJECTS if o[1] != "DBMS_VECTOR_CHAIN"] + [("SYS", "DBMS_VECTOR_CHAIN")],
+     ["EXECUTE ON CTXSYS.DBMS_VECTOR_CHAIN"]),                   # under the wrong owner: still missing
+    ([o for o in ALL_OBJECTS if o[1] != "DBMS_HYBRID_VECTOR"], ["EXECUTE ON CTXSYS.DBMS_HYBRID_VECTOR"]),
+    ([o for o in ALL_OBJECTS if o[0] != "CTXSYS"],
+     ["EXECUTE ON CTXSYS.DBMS_VECTOR_CHAIN", "EXECUTE ON CTXSYS.DBMS_HYBRID_VECTOR"]),
+    ([("CTXSYS", "DBMS_RLS")] + [o for o in ALL_OBJECTS if o[1] != "DBMS_RLS"], ["EXECUTE ON SYS.DBMS_RLS"]),
+], ids=["all-held", "chain-under-sys", "no-hybrid", "no-ctxsys", "rls-under-ctxsys"])
+def test_each_object_is_found_only_under_its_own_owner(objects, missing):
+    script = {**grant_script(), "all_objects": _visible_as(objects)}
+    assert [g.label for g in missing_grants(FakeOracle(script))] == missing
 
 
 def test_oracle_text_installed_check():
