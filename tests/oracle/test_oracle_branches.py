@@ -243,3 +243,105 @@ def test_checkpoints_treat_oracle_as_approximate():
 
 def test_schema_index_kinds_are_what_verify_oracle_expects():
     assert {i.kind for i in schema.INDEXES} == {"VECTOR", "TEXT"}
+
+
+# --------------------------------------------------------------------------- doctor: H2 and H1 of issue 20
+def test_oamp_not_installed_is_information_with_the_command_not_a_failure(tmp_path, monkeypatch):
+    monkeypatch.setenv("OAMP_VENV", str(tmp_path / "nowhere"))
+    result = doctor.check_oamp(FakeOracle({}))
+    assert result.ok and result.info and "setup_oamp_env.sh" in result.advice
+    text = doctor.report([doctor.CheckResult("connection", True, "x"), result])
+    assert "All checks passed" in text and "Optional (not needed for parts 00-07)" in text
+    assert "bash scripts/setup_oamp_env.sh" in text and "FAIL" not in text
+
+
+def test_the_doctor_exits_0_when_only_optional_components_are_missing(tmp_path, monkeypatch):
+    monkeypatch.setenv("OAMP_VENV", str(tmp_path / "nowhere"))
+    fake = FakeOracle({})
+    monkeypatch.setattr(doctor.db, "connect", lambda **kw: fake)
+    passing = lambda conn: doctor.CheckResult("stub", True, "fine")           # noqa: E731
+    checks = tuple((name, passing if name != "OAMP (part 08)" else check, advice)
+                   for name, check, advice in doctor.CHECKS)
+    monkeypatch.setattr(doctor, "CHECKS", checks)
+    assert doctor.main() == 0
+    failing = tuple((n, (lambda conn: doctor.CheckResult("stub", False, "broken", "fix")) if n == "tables" else c, a)
+                    for n, c, a in checks)
+    monkeypatch.setattr(doctor, "CHECKS", failing)
+    assert doctor.main() == 1
+
+
+READER_OBJECTS = [("FINANCE_LOANS", "TABLE"), ("FINANCE_CUSTOMERS", "TABLE"), ("FINANCE_ACCOUNTS", "TABLE"),
+                  ("FINANCE_BRANCHES", "TABLE"), ("FINANCE_MERCHANTS", "TABLE"), ("FINANCE_TRANSACTIONS", "TABLE"),
+                  ("WORKSHOP_META", "TABLE"), ("ALL_MINILM_L6_V2", "MINING MODEL"), ("RERANKER", "MINING MODEL")]
+
+
+def owner_script(objects=READER_OBJECTS):
+    return {"user_objects": list(objects), "SELECT USER FROM dual": [("WORKSHOP",)]}
+
+
+@pytest.mark.parametrize("env, opener, reader_sees, ok, says, advice", [
+    ({}, None, None, False, "not set", "ORACLE_READONLY_USER"),
+    ({"ORACLE_READONLY_USER": "workshop_ro"}, None, None, False, "not set", "ORACLE_READONLY_USER"),
+    ({"ORACLE_READONLY_USER": "workshop_ro", "ORACLE_READONLY_PASSWORD": "p"},
+     ConnectionError("Could not connect to Oracle AI Database: ORA-01017: invalid credential or not authorized"),
+     None, False, "ORA-01017", "restart oracle"),
+    ({"ORACLE_READONLY_USER": "workshop_ro", "ORACLE_READONLY_PASSWORD": "p"}, "fake",
+     [o for o, _ in READER_OBJECTS if o != "RERANKER"], False, "cannot read: RERANKER", "workshop.setup"),
+    ({"ORACLE_READONLY_USER": "workshop_ro", "ORACLE_READONLY_PASSWORD": "p"}, "fake",
+     [o for o, _ in READER_OBJECTS], True, "WORKSHOP_RO connects", ""),
+], ids=["unset", "no-password", "wrong-password", "grant-missing", "ready"])
+def test_the_read_only_user_check(monkeypatch, env, opener, reader_sees, ok, says, advice):
+    for name in ("ORACLE_READONLY_USER", "ORACLE_READONLY_PASSWORD"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    reader = FakeOracle({"all_objects": [(o,) for o in reader_sees or []]})
+
+    def open_reader():
+        if isinstance(opener, Exception):
+            raise opener
+        return reader
+    result = doctor.check_readonly_user(FakeOracle(owner_script()), opener=open_reader)
+    assert result.ok is ok and says in result.detail and advice in result.advice
+    assert result.detail.count("\n") == 0 and result.advice.count("\n") == 0        # one actionable line
+    if reader_sees is not None:
+        sql, binds = next((s, b) for s, b in reader.executed if "all_objects" in s)
+        assert binds == {"o": "WORKSHOP"}
+
+
+def test_objects_not_created_yet_are_not_required_of_the_reader(monkeypatch):
+    monkeypatch.setenv("ORACLE_READONLY_USER", "workshop_ro")
+    from workshop.oracle_grants import missing_reader_grants
+    reader = FakeOracle({"all_objects": [(o,) for o, _ in READER_OBJECTS]})
+    assert missing_reader_grants(FakeOracle(owner_script()), reader) == []          # no AGENT_CASES yet: fine
+    created = owner_script(READER_OBJECTS + [("AGENT_CASES", "TABLE"), ("KB_SECURITY", "PACKAGE")])
+    assert [g.object_name for g in missing_reader_grants(FakeOracle(created), reader)] == ["KB_SECURITY",
+                                                                                         "AGENT_CASES"]
+
+
+@pytest.mark.parametrize("env, names, expected", [
+    ({}, None, []),                                                               # no read-only user configured
+    ({"ORACLE_READONLY_USER": "workshop_ro"}, None,
+     ["GRANT READ ON FINANCE_CUSTOMERS TO WORKSHOP_RO", "GRANT READ ON FINANCE_ACCOUNTS TO WORKSHOP_RO",
+      "GRANT READ ON FINANCE_BRANCHES TO WORKSHOP_RO", "GRANT READ ON FINANCE_MERCHANTS TO WORKSHOP_RO",
+      "GRANT READ ON FINANCE_LOANS TO WORKSHOP_RO", "GRANT READ ON FINANCE_TRANSACTIONS TO WORKSHOP_RO",
+      "GRANT READ ON WORKSHOP_META TO WORKSHOP_RO", "GRANT SELECT ON MINING MODEL ALL_MINILM_L6_V2 TO WORKSHOP_RO",
+      "GRANT SELECT ON MINING MODEL RERANKER TO WORKSHOP_RO"]),
+    ({"ORACLE_READONLY_USER": "workshop_ro"}, ["AGENT_CASES", "KB_SECURITY", "FINANCE_LOANS"],
+     ["GRANT READ ON FINANCE_LOANS TO WORKSHOP_RO"]),                          # only what exists among the names
+], ids=["unconfigured", "after-set-up", "named-only"])
+def test_share_with_reader_grants_only_existing_objects_and_never_write_privileges(monkeypatch, env, names, expected):
+    from workshop.oracle_grants import share_with_reader
+    monkeypatch.delenv("ORACLE_READONLY_USER", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    conn = FakeOracle({**owner_script(), "GRANT ": []})
+    assert share_with_reader(conn, names) == expected
+    assert conn.sql("GRANT ") == expected
+    assert not any(w in s for s in expected for w in ("INSERT", "UPDATE", "DELETE", "ALTER", " ALL "))
+
+
+def test_share_with_reader_does_nothing_on_the_embedded_engine(conn, monkeypatch):
+    from workshop.oracle_grants import share_with_reader
+    monkeypatch.setenv("ORACLE_READONLY_USER", "workshop_ro")
+    assert share_with_reader(conn) == []
