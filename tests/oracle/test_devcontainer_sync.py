@@ -94,12 +94,24 @@ def test_the_workspace_waits_for_a_healthy_database_with_a_sized_vector_pool():
     assert "WORKSHOP_VECTOR_POOL_MB" in STARTDB.read_text()
 
 
-def test_post_create_runs_the_readme_set_up_command_then_the_doctor():
+def test_the_lifecycle_splits_what_a_prebuild_caches_from_the_database_part():
+    """updateContentCommand (cached by a Codespaces prebuild) prepares everything that needs no database; the
+    postCreateCommand (after the compose file waited for a healthy database) runs the database set-up and the
+    doctor. Together they are the README's `bash scripts/setup.sh`."""
     main = read_jsonc(DEVCONTAINERS[0])
+    assert main["updateContentCommand"] == "bash .devcontainer/prepare.sh"
     assert main["postCreateCommand"] == "bash .devcontainer/post-create.sh"
+    prepare = (ROOT / ".devcontainer" / "prepare.sh").read_text()
+    assert "bash scripts/setup.sh --no-database" in prepare and "workshop.setup" not in prepare
+    assert "WORKSHOP_OAMP" in prepare and "bash scripts/setup_oamp_env.sh" in prepare
     script = (ROOT / ".devcontainer" / "post-create.sh").read_text()
-    assert script.index("bash scripts/setup.sh") < script.index("-m workshop.doctor")
+    assert script.index("-m workshop.setup") < script.index("-m workshop.doctor")
     assert "bash scripts/setup.sh" in (ROOT / "README.md").read_text()
+    setup = (ROOT / "scripts" / "setup.sh").read_text()
+    no_db = setup[setup.index('if [ "$NO_DATABASE" = "1" ]'):]
+    assert no_db.index("ensure_embedding_model") < no_db.index("exec .venv/bin/python -m workshop.setup")
+    readme = (ROOT / ".devcontainer" / "README.md").read_text()
+    assert "## Prebuilds" in readme and "updateContentCommand" in readme
     assert main["forwardPorts"] == ["oracle:1521"] and main["hostRequirements"]["cpus"] >= 4
 
 
