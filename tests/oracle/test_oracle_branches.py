@@ -345,3 +345,23 @@ def test_share_with_reader_does_nothing_on_the_embedded_engine(conn, monkeypatch
     from workshop.oracle_grants import share_with_reader
     monkeypatch.setenv("ORACLE_READONLY_USER", "workshop_ro")
     assert share_with_reader(conn) == []
+
+
+# --------------------------------------------------------------------------- item 8: the model card on the ro session
+@pytest.mark.parametrize("answer, expected", [
+    ([("reranker_model", "RERANKER"), ("reranker_label", "RERANKER: MaxSim card")], "RERANKER: MaxSim card"),
+    ([("reranker_model", "OTHER"), ("reranker_label", "OTHER card")], "no model card recorded"),
+    (ora_error(942, "table or view does not exist"), "no model card recorded"),
+], ids=["readable-through-grant", "another-model", "not-set-up"])
+def test_reranker_label_reads_the_card_through_the_sessions_schema(answer, expected):
+    """The read-only user has no USER_TABLES rows: the card is read by name (CURRENT_SCHEMA), not looked up."""
+    from workshop.pipeline.manager import reranker_label
+    conn = FakeOracle({"user_tables": [], "workshop_meta": answer})
+    assert expected in reranker_label(conn)
+    assert conn.sql("user_tables") == []
+
+
+def test_reranker_label_does_not_hide_other_errors():
+    from workshop.pipeline.manager import reranker_label
+    with pytest.raises(Exception, match="ORA-01031"):
+        reranker_label(FakeOracle({"workshop_meta": ora_error(1031, "insufficient privileges")}))
