@@ -20,8 +20,7 @@ from typing import Any
 
 import oracledb
 
-from workshop.pipeline import security
-
+from .identity import as_tenant
 from .runlog import create_if_missing
 
 APPROVALS_TABLE = "AGENT_APPROVALS"
@@ -123,18 +122,12 @@ def close_case_tool(conn: oracledb.Connection, tenant: str) -> Callable[..., dic
     def close_case(case_ref: Any) -> dict:
         if not isinstance(case_ref, str) or not 1 <= len(case_ref) <= 20:
             raise ValueError("close_case needs a case_ref of 1..20 characters")
-        previous = security.current_tenant(conn)
-        security.set_tenant(conn, tenant)
-        try:
-            with conn.cursor() as cur:
-                cur.execute("UPDATE agent_cases SET status = 'closed' WHERE case_ref = :c AND status = 'open'",
-                            c=case_ref)
-                changed = cur.rowcount
-            if changed != 1:
+        with as_tenant(conn, tenant), conn.cursor() as cur:
+            cur.execute("UPDATE agent_cases SET status = 'closed' WHERE case_ref = :c AND status = 'open'",
+                        c=case_ref)
+            if cur.rowcount != 1:
                 conn.rollback()
                 raise ValueError(f"case {case_ref} is not an open case of this tenant (stale or unknown)")
             conn.commit()
-        finally:
-            security.set_tenant(conn, previous)
         return {"closed": case_ref}
     return close_case
