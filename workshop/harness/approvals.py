@@ -32,20 +32,23 @@ APPROVALS_DDL = """CREATE TABLE agent_approvals (
   arguments    VARCHAR2(2000),
   status       VARCHAR2(12) NOT NULL,
   actor        VARCHAR2(64),
-  expires_at   TIMESTAMP NOT NULL,
+  expires_at   TIMESTAMP NOT NULL,   -- UTC: SYS_EXTRACT_UTC(SYSTIMESTAMP) + ttl, compared with the same
   CONSTRAINT agent_approvals_status_ck CHECK (status IN ('pending', 'approved', 'rejected', 'consumed'))
 )"""
 
 REQUEST_SQL = """INSERT INTO agent_approvals (approval_id, run_id, tool, args_digest, arguments, status, expires_at)
 VALUES (:approval_id, :run_id, :tool, :digest, :arguments, 'pending',
-        SYSTIMESTAMP + NUMTODSINTERVAL(:ttl, 'SECOND'))"""
+        SYS_EXTRACT_UTC(SYSTIMESTAMP) + NUMTODSINTERVAL(:ttl, 'SECOND'))"""
 DECIDE_SQL = """UPDATE agent_approvals SET status = :decision, actor = :actor
-WHERE approval_id = :approval_id AND status = 'pending' AND expires_at > SYSTIMESTAMP"""
+WHERE approval_id = :approval_id AND status = 'pending' AND expires_at > SYS_EXTRACT_UTC(SYSTIMESTAMP)"""
 #: The compare-and-set that lets one high-risk call run: exactly this approval, still approved and unexpired,
-#: for exactly this run, tool, arguments and actor.
+#: for exactly this run, tool, arguments and actor. Expiry is the database's clock in UTC on both sides: a
+#: TIMESTAMP compared with SYSTIMESTAMP (WITH TIME ZONE) is first converted in the *session* time zone (the
+#: client's, ORA_SDTZ), so that comparison would move the expiry by the client's offset (SQL Language Reference,
+#: "Datetime and Interval Arithmetic" / SYS_EXTRACT_UTC).
 CONSUME_SQL = """UPDATE agent_approvals SET status = 'consumed'
 WHERE approval_id = :approval_id AND status = 'approved' AND run_id = :run_id AND tool = :tool
-  AND args_digest = :digest AND actor = :actor AND expires_at > SYSTIMESTAMP"""
+  AND args_digest = :digest AND actor = :actor AND expires_at > SYS_EXTRACT_UTC(SYSTIMESTAMP)"""
 
 
 class ApprovalRefused(RuntimeError):
