@@ -257,6 +257,30 @@ class Captioned:
         return f"{self.caption}\n{self.frame.to_string(index=False)}"
 
 
+class IdentityTable:
+    """Which engine, model and reranker produced a notebook's numbers: every value in full (a pandas frame cut
+    them at 50 characters, losing "not a cross-encoder" and why OAMP is skipped), as an HTML table in Jupyter
+    and as aligned `name: value` lines elsewhere; values are escaped."""
+
+    def __init__(self, values: Mapping[str, object], title: str):
+        self.values, self.title = {str(k): str(v) for k, v in values.items()}, title
+
+    def _repr_html_(self) -> str:
+        rows = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+                       f"<td style='text-align:left;white-space:normal'>{html.escape(v)}</td></tr>"
+                       for k, v in self.values.items())
+        return f"<table><caption style='text-align:left'><b>{html.escape(self.title)}</b></caption>{rows}</table>"
+
+    def __repr__(self) -> str:
+        width = max((len(k) for k in self.values), default=0)
+        return "\n".join([f"{self.title}:", *(f"  {k.ljust(width)}  {v}" for k, v in self.values.items())])
+
+
+def identity_table(values: Mapping[str, object], title: str = "this notebook's numbers come from") -> IdentityTable:
+    """The header table of a part: `identity_table({"engine": banner(conn), "reranker": reranker_label(conn)})`."""
+    return IdentityTable(values, title)
+
+
 def captioned(frame: pd.DataFrame, caption: str) -> Captioned:
     """`frame` shown under `caption`, e.g. captioned(hits, f"reranked by {reranker_label(conn)}")."""
     return Captioned(frame, caption)
