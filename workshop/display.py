@@ -281,6 +281,32 @@ def identity_table(values: Mapping[str, object], title: str = "this notebook's n
     return IdentityTable(values, title)
 
 
+class GraphView:
+    """A LangGraph graph for a notebook: the diagram in JupyterLab (4.1 and later render `text/vnd.mermaid`), and
+    elsewhere one short line per node with where it can go next, instead of 35 lines of Mermaid source."""
+
+    def __init__(self, graph):
+        self.graph = graph
+
+    def lines(self) -> list[str]:
+        """`node -> next` per node in the graph's order; `?->` marks a conditional edge (the node decides)."""
+        out: dict[str, list[str]] = {name: [] for name in self.graph.nodes}
+        for edge in self.graph.edges:
+            out.setdefault(edge.source, []).append(("?" if edge.conditional else "") + edge.target)
+        return [f"{name} -> {' | '.join(targets)}" for name, targets in out.items() if targets]
+
+    def __repr__(self) -> str:
+        return "\n".join(["graph (-> always, ?name: the node decides):", *(f"  {line}" for line in self.lines())])
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
+        return {"text/vnd.mermaid": self.graph.draw_mermaid(), "text/plain": repr(self)}
+
+
+def show_graph(graph) -> GraphView:
+    """`show_graph(app.get_graph())`: the diagram where the front end draws Mermaid, a short text elsewhere."""
+    return GraphView(graph)
+
+
 def captioned(frame: pd.DataFrame, caption: str) -> Captioned:
     """`frame` shown under `caption`, e.g. captioned(hits, f"reranked by {reranker_label(conn)}")."""
     return Captioned(frame, caption)

@@ -13,6 +13,7 @@ import pytest
 
 from checkpoints import part06
 from checkpoints.framework import CheckpointFailed
+from tests.checkpoints.shared import student_path
 from workshop.config import PROJECT_ROOT
 from workshop.embedded import connect
 from workshop.evaluation import labelling
@@ -20,7 +21,7 @@ from workshop.memory.schema import create_memory_tables
 from workshop.notebooks import read_notebook
 
 SOLUTION = PROJECT_ROOT / "solutions" / "06_evaluating_retrieval.ipynb"
-STUDENT = PROJECT_ROOT / "notebooks" / "06_evaluating_retrieval.ipynb"
+STUDENT = student_path("06_evaluating_retrieval.ipynb")
 TODOS = {"recall_at_k": "p06-todo1", "precision_at_k": "p06-todo2", "mrr_at_k": "p06-todo3",
          "ndcg_at_k": "p06-todo4", "harvest_sql": "p06-todo5"}
 
