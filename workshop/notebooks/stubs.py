@@ -49,8 +49,14 @@ def not_implemented(todo: int, hints: tuple[str, ...]) -> list[str]:
     the line would pass STUB_WIDTH (the message itself is unchanged)."""
     message = f"TODO {todo}: {(hints or (DEFAULT_HINT,))[0]}"
     head = "raise NotImplementedError("
-    pieces = textwrap.wrap(message, STUB_WIDTH - len(head) - 3, drop_whitespace=False, replace_whitespace=False,
-                           break_long_words=False, break_on_hyphens=False) or [message]
+    width = STUB_WIDTH - len(head) - 3
+    while True:                                    # narrower until the escaped literals fit (quotes, backslashes)
+        pieces = textwrap.wrap(message, width, drop_whitespace=False, replace_whitespace=False,
+                               break_long_words=False, break_on_hyphens=False) or [message]
+        if width <= 30 or all(len(json.dumps(p, ensure_ascii=False)) <= STUB_WIDTH - len(head) - 1 or " " not in p
+                              for p in pieces):
+            break
+        width -= 5
     if "".join(pieces) != message:                 # never change the text: one literal, however long
         pieces = [message]
     lines = [(head if i == 0 else " " * len(head)) + json.dumps(piece, ensure_ascii=False)
