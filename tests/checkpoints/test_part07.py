@@ -17,12 +17,12 @@ import pytest
 
 from checkpoints.framework import CheckpointFailed
 from checkpoints.framework.render import in_ipython
-from tests.checkpoints.shared import KINDS, Wrong, apply_edit, copy_db, kinds_covered, wrong_params
+from tests.checkpoints.shared import KINDS, Wrong, apply_edit, copy_db, kinds_covered, wrong_params, student_path
 from workshop.config import PROJECT_ROOT
 from workshop.notebooks import read_notebook
 
 SOLUTION = PROJECT_ROOT / "solutions" / "07_agent_harness.ipynb"
-STUDENT = PROJECT_ROOT / "notebooks" / "07_agent_harness.ipynb"
+STUDENT = student_path("07_agent_harness.ipynb")
 #: TODO name -> (number, its cell, its checkpoint cell)
 TODOS = {
     "tool_allowlist": (1, "p07-todo1", "p07-check1"),
