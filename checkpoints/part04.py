@@ -150,7 +150,10 @@ def check_scan_schema(conn: oracledb.Connection, scan_schema: Callable) -> str:
         recorder = RecordingConnection(conn)
         facts = scan_schema(recorder, "FINANCE")
         expect(facts is not None, "scan_schema returned None", "End the function with `return facts`.")
-        facts = list(facts)
+        expect(isinstance(facts, list), f"scan_schema returned a {type(facts).__name__}, expected a list of Facts: the "
+               "next cells add it to other lists (schema_facts + policy_facts()) and read it twice",
+               ("Return the facts themselves, as a list (section 2).",
+                "facts = [] ... facts.append(Fact(...)) ... return facts"))
         expect(facts, "scan_schema returned no facts", SCAN_HINT)
         for f in facts:
             expect(isinstance(f, Fact), f"a fact is a {type(f).__name__}, not a Fact: {f!r}"[:160] + " (the next "
