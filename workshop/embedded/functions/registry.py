@@ -76,6 +76,7 @@ SCALAR_FUNCTIONS: dict[str, tuple[Callable[..., object], int]] = {
     # datetimes
     "SYSDATE": (datetimes.sysdate, 0),
     "SYSTIMESTAMP": (datetimes.systimestamp, -1),
+    "SYS_EXTRACT_UTC": (datetimes.sys_extract_utc, 1),
     "CURRENT_DATE": (datetimes.current_date, 0),
     "CURRENT_TIMESTAMP": (datetimes.current_timestamp, -1),
     "LOCALTIMESTAMP": (datetimes.localtimestamp, -1),
