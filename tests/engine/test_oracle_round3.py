@@ -47,6 +47,7 @@ def test_empty_in_list_is_missing_expression(cur, sql):
      [(1, "a", 1), (2, "b", 1)]),
     ("INSERT /*+ IGNORE_ROW_ON_DUPKEY_INDEX(m (v)) */ INTO m SELECT 1, 'z', 1 FROM dual", (), 0, [(1, "a", 1)]),
     ("INSERT /*+ APPEND IGNORE_ROW_ON_DUPKEY_INDEX(M (V)) */ INTO m VALUES (:1, 'c', 1)", (1,), 0, [(1, "a", 1)]),
+    ("/* first */ INSERT --+ IGNORE_ROW_ON_DUPKEY_INDEX(m (v))\n INTO m VALUES (1, 'c', 1)", (), 0, [(1, "a", 1)]),
     # the other unique key, NOT NULL: still raised
     ("INSERT /*+ IGNORE_ROW_ON_DUPKEY_INDEX(m (v)) */ INTO m VALUES (2, 'a', 1)", (), "ORA-00001", None),
     ("INSERT /*+ IGNORE_ROW_ON_DUPKEY_INDEX(m (v)) */ INTO m VALUES (1, 'c', NULL)", (), "ORA-01400", None),
@@ -58,9 +59,11 @@ def test_empty_in_list_is_missing_expression(cur, sql):
     ("INSERT /* IGNORE_ROW_ON_DUPKEY_INDEX(m (v)) */ INTO m VALUES (1, 'b', 1)", (), "ORA-00001", None),
     ("INSERT /*+ APPEND */ INTO m VALUES (1, 'b', 1)", (), "ORA-00001", None),
     ("INSERT INTO m /*+ IGNORE_ROW_ON_DUPKEY_INDEX(m (v)) */ VALUES (1, 'b', 1)", (), "ORA-00001", None),
-], ids=["pk_dup_ignored", "named_unique_ignored", "new_row", "insert_select", "case_and_other_hints",
+    ("INSERT -- IGNORE_ROW_ON_DUPKEY_INDEX(m (v))\n INTO m VALUES (1, 'b', 1)", (), "ORA-00001", None),
+    ("INSERT /*+ sqlglot.meta ignore_row_on_dupkey_index */ INTO m VALUES (1, 'b', 1)", (), "ORA-00001", None),
+], ids=["pk_dup_ignored", "named_unique_ignored", "new_row", "insert_select", "case_and_other_hints", "dash_hint",
         "other_key_raises", "not_null_raises", "not_a_key", "unknown_index", "update_refused",
-        "plain_comment", "other_hint", "misplaced_hint"])
+        "plain_comment", "other_hint", "misplaced_hint", "dash_comment", "meta_comment"])
 def test_ignore_row_on_dupkey_index(cur, sql, binds, expected, rows):
     """SQL Language Reference, "Comments" > IGNORE_ROW_ON_DUPKEY_INDEX: the one hint with a semantic effect; the
     named key's duplicates are skipped, other errors stand, ORA-38913 for an index that is not a unique key of the

@@ -27,11 +27,11 @@ from .ddl import DdlExecutor
 from .dialect import parse
 from .dml import DmlTranslator
 from .hooks import EngineHooks, Plugin
-from .lexing import bind_names, code_mask, leading_words, split_returning_into, strip_comments
+from .lexing import bind_names, code_mask, leading_words, split_returning_into, statement_hint, strip_comments
 from . import readonly as readonly_rules
 from .plsql import run_block
 from .statement import Result, StatementState
-from .translate import Plan, Translator, bind_param, check_constructs, unsupported
+from .translate import Plan, Translator, apply_semantic_hint, bind_param, check_constructs, unsupported
 from .vector_cache import VectorCache
 
 DEFAULT_BUSY_TIMEOUT_S = float(os.environ.get("WORKSHOP_BUSY_TIMEOUT", "15"))
@@ -268,7 +268,7 @@ class Engine:
         except sqlglot.errors.SqlglotError as exc:
             detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise errors.EngineError(933, f"SQL command not properly ended or unsupported syntax ({detail})") from None
-        return check_constructs(tree)
+        return apply_semantic_hint(check_constructs(tree), statement_hint(sql))
 
     def plan_for(self, sql: str, words: list[str], bind_types: dict[str, str | None] | None = None) -> Plan:
         """The cached translation of a statement; with ``bind_types``, the one for binds of those datatypes

@@ -794,7 +794,7 @@ class Translator:
             raise errors.EngineError(932, f"inconsistent datatypes: expected {kind} got {other}")
         else:
             return second
-        converted.meta["oracle_type"] = "VARCHAR2" if _is_char(kind) else kind
+        converted.meta[Mark.ORACLE_TYPE] = "VARCHAR2" if _is_char(kind) else kind
         return converted
 
     def _package_call(self, node: exp.Dot, scope: Scope) -> exp.Expression:
@@ -1210,7 +1210,7 @@ class Translator:
                 if position < len(node.expressions):
                     return self.infer_type(node.expressions[position], scope)
         if isinstance(node, exp.Placeholder):
-            name = node.meta.get("bind_name")
+            name = node.meta.get(Mark.BIND_NAME)
             if name is None:
                 return None
             self.plan.typed_binds.add(name)
@@ -1233,7 +1233,7 @@ def _placeholder(tr: Translator, node: exp.Placeholder, scope: Scope) -> exp.Exp
     if name not in tr.plan.binds:
         tr.plan.binds.append(name)
     out = exp.Placeholder(this=bind_param(name))
-    out.meta["bind_name"] = name
+    out.meta[Mark.BIND_NAME] = name
     return out
 
 
@@ -1538,7 +1538,6 @@ def check_constructs(tree: exp.Expression) -> exp.Expression:
     the way to SQLite and return a silently different result. Optimizer hints are removed: Oracle
     ignores them, they never change a result."""
     for hint in list(tree.find_all(exp.Hint)):
-        _semantic_hint(tree, hint)
         hint.pop()
     for node in tree.walk():
         if not is_translated(type(node)):
@@ -1554,28 +1553,27 @@ _DUPKEY_HINT = re.compile(r"(?is)\bIGNORE_ROW_ON_DUPKEY_INDEX\s*\(\s*(\"[^\"]+\"
                           r"(?:\(([^)]*)\)|(\"[^\"]+\"|[\w$#]+))\s*\)")
 
 
-def _semantic_hint(tree: exp.Expression, hint: exp.Hint) -> None:
+def apply_semantic_hint(tree: exp.Expression, hint: str | None) -> exp.Expression:
     """IGNORE_ROW_ON_DUPKEY_INDEX is the one hint that changes a statement's result (SQL Language Reference,
-    "Comments" > "IGNORE_ROW_ON_DUPKEY_INDEX Hint": "Unlike other hints, ... has a semantic effect"): read from the
-    parsed hint of an INSERT and kept in the tree's meta for the DML translator; in UPDATE or MERGE it is ORA-38917.
-    No other comment or hint reaches the engine's decisions."""
-    text = " ".join(str(e) for e in hint.expressions)
-    match = _DUPKEY_HINT.search(text)
-    if match is None:
-        if re.search(r"(?i)\bIGNORE_ROW_ON_DUPKEY_INDEX\b", text) and hint.parent is tree \
-                and isinstance(tree, exp.Insert):
-            raise errors.EngineError(38913, "Index specified in the index hint is invalid")
-        return
-    if hint.parent is not tree:
-        return
+    "Comments" > "IGNORE_ROW_ON_DUPKEY_INDEX Hint": unlike other hints it has a semantic effect). ``hint`` is the
+    statement's hint body (lexing.statement_hint: only the comment right after the first keyword is a hint); on an
+    INSERT it is kept under Mark.IGNORE_DUPKEY for the DML translator, in UPDATE or MERGE it is ORA-38917. No other
+    comment or hint reaches the engine's decisions."""
+    if hint is None or not re.search(r"(?i)\bIGNORE_ROW_ON_DUPKEY_INDEX\b", hint):
+        return tree
     if isinstance(tree, (exp.Update, exp.Merge)):
         raise errors.EngineError(38917, "IGNORE_ROW_ON_DUPKEY_INDEX hint disallowed for this operation")
-    if isinstance(tree, exp.Insert):
-        def name(text: str) -> str:
-            return text[1:-1] if text.startswith('"') else text.upper()
-        columns = [name(c.strip()) for c in match.group(2).split(",")] if match.group(2) is not None else None
-        tree.meta["ignore_row_on_dupkey_index"] = (name(match.group(1)), columns,
-                                                   name(match.group(3)) if match.group(3) else None)
+    if not isinstance(tree, exp.Insert):
+        return tree
+    match = _DUPKEY_HINT.search(hint)
+    if match is None:
+        return tree     # a hint Oracle cannot parse is ignored, as every malformed hint is
+
+    def name(text: str) -> str:
+        return text[1:-1] if text.startswith('"') else text.upper()
+    columns = [name(c.strip()) for c in match.group(2).split(",")] if match.group(2) is not None else None
+    tree.meta[Mark.IGNORE_DUPKEY] = (name(match.group(1)), columns, name(match.group(3)) if match.group(3) else None)
+    return tree
 
 
 def _ora(name: str, *args: exp.Expression) -> exp.Anonymous:
