@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from sqlglot import exp
 
-from . import errors
+from . import errors, hierarchy
 from .catalog import OWNED_VIEWS, SCHEMA_OWNER, Catalog, Column, Table
 from .dialect import JsonQuery, ModelArg, ModelUsing, OracleX
 from .markers import Mark
@@ -313,7 +313,8 @@ class Translator:
                 cte.set("this", self._rewrite_query(cte.this, scope))
                 scope.ctes[cte.alias_or_name] = cte.this
         if node.args.get("connect") is not None:
-            raise unsupported("CONNECT BY hierarchical query")
+            node = hierarchy.rewrite(node, lambda name: self.catalog.table(name) is not None,
+                                     lambda table, column: self._table_has_column(table, column))
         node.set("locks", None)
         # FROM / JOIN sources first: they define the scope.
         from_ = node.args.get("from_")
@@ -356,6 +357,10 @@ class Translator:
             self._scopes_by_select[id(outer)] = scope
             return outer
         return node
+
+    def _table_has_column(self, table: str, column: str) -> bool:
+        found = self.catalog.table(table)
+        return found is not None and found.column(column) is not None
 
     def _not_a_comparison_key(self, node: exp.Expression, scope: Scope | None) -> None:
         """Oracle: "ORA-22848: cannot use VECTOR type as comparison key" (=, <, IN, ORDER BY, GROUP BY, DISTINCT,
@@ -1496,6 +1501,8 @@ PASSTHROUGH_NODES: frozenset[type] = frozenset({
     exp.Like, exp.Escape,
     # JSON_TABLE / JSON_OBJECT parts, read by their parent's handler
     exp.JSONColumnDef, exp.JSONKeyValue, exp.JSONSchema,
+    # CONNECT BY, PRIOR and CONNECT_BY_ROOT: rewritten to a recursive WITH before translation (hierarchy.py)
+    exp.Connect, exp.Prior, exp.ConnectByRoot,
 })
 
 
@@ -1514,8 +1521,6 @@ UNSUPPORTED_CONSTRUCTS: dict[type, Callable[[exp.Expression], str] | str] = {
     exp.Partition: "partition-extended table name",
     exp.Any: "ANY / SOME comparison",
     exp.All: "ALL comparison",
-    exp.Connect: "CONNECT BY hierarchical query",
-    exp.Prior: "PRIOR (CONNECT BY)",
 }
 
 
