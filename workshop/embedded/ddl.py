@@ -642,9 +642,16 @@ def _column_type(datatype: exp.DataType) -> dict:
         spec["data_type"] = base
     elif base == "VECTOR":
         spec["data_type"] = "VECTOR"
-        dims = params[0] if params else "0"
+        dims = params[0] if params else "*"
         fmt = params[1] if len(params) > 1 else "FLEX"
-        spec["vector_dimensions"] = None if dims in ("0", "*") else int(dims)
+        dims = "*" if dims.upper() == "FLEX" else dims       # dialect.normalise_for_parser's spelling of *
+        if dims != "*" and not (dims.strip().isdigit() and 1 <= int(dims) <= 65535):
+            # AI Vector Search User's Guide, "Create Tables Using the VECTOR Data Type": the number of dimensions is
+            # * (flexible) or 1 to 65535; langchain-oracledb's test_create_table_test expects ORA-51801 for 65536,
+            # 0 and -1
+            raise errors.EngineError(51801, f"VECTOR column type specification has an unsupported dimension count "
+                                            f"('{dims}').")
+        spec["vector_dimensions"] = None if dims == "*" else int(dims)
         spec["vector_format"] = None if fmt in ("FLEX", "*") else fmt
         if spec["vector_format"] not in (None, "FLOAT32", "FLOAT64", "INT8", "BINARY"):
             raise errors.EngineError(51801, f"invalid vector format {fmt}")

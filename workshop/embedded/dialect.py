@@ -199,7 +199,7 @@ def normalise_for_parser(sql: str) -> str:
 
     def fix(code: str) -> str:
         code = _APPROX.sub("FETCH ", code)
-        return _VECTOR_STAR.sub(lambda m: f"VECTOR(0, {(m.group(2) or '*').replace('*', 'FLEX')})", code)
+        return _VECTOR_STAR.sub(lambda m: f"VECTOR(FLEX, {(m.group(2) or '*').replace('*', 'FLEX')})", code)
 
     return map_code(sql, fix)
 

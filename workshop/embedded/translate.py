@@ -21,6 +21,8 @@ from .markers import Mark
 # Functions implemented natively by SQLite with Oracle semantics, passed through unchanged.
 #: Oracle's limit on a text literal in SQL (MAX_STRING_SIZE = STANDARD, the default).
 MAX_LITERAL_BYTES = 4000
+#: Oracle's limit on a name (12.2 and later).
+MAX_IDENTIFIER_BYTES = 128
 
 _PASSTHROUGH = (
     exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Coalesce, exp.Nullif, exp.Case, exp.If,
@@ -1545,6 +1547,10 @@ def check_constructs(tree: exp.Expression) -> exp.Expression:
     for hint in list(tree.find_all(exp.Hint)):
         hint.pop()
     for node in tree.walk():
+        if isinstance(node, exp.Identifier) and len(str(node.this).encode()) > MAX_IDENTIFIER_BYTES:
+            # SQL Language Reference, "Database Object Naming Rules": names are 1 to 128 bytes long
+            raise errors.EngineError(972, f"identifier is too long (the identifier {str(node.this)[:30]}... exceeds "
+                                          f"the maximum length of {MAX_IDENTIFIER_BYTES} bytes)")
         if not is_translated(type(node)):
             raise unsupported(construct_name(node))
         if isinstance(node, exp.Column) and node.args.get("join_mark"):
