@@ -457,7 +457,8 @@ def _outcome(conn, sql: str, binds=None) -> str:
 
 
 def engine_round3(conn) -> list[Step]:
-    """E18-COALESCE, E18-IDX, E18-MERGE, E18-SYSTS: what Oracle does where the documentation is unclear."""
+    """E18-COALESCE, E18-IDX, E18-MERGE, E18-SYSTS, E18-JSONALL, E18-REGEX: Oracle's answer where the documentation
+    is unclear."""
     s = "13 engine round 3"
     _drop_quietly(conn, [f"DROP TABLE IF EXISTS {ROUND3_TABLE} PURGE"])
     _execute(conn, f"CREATE TABLE {ROUND3_TABLE} (k VARCHAR2(10) PRIMARY KEY, n NUMBER)")
@@ -471,10 +472,25 @@ def engine_round3(conn) -> list[Step]:
              "WHEN NOT MATCHED THEN INSERT (k, n) VALUES (s.k, 1);", None, "accepted"),
             ("E18-SYSTS: SYSTIMESTAMP(3) is accepted", "SELECT SYSTIMESTAMP(3) FROM dual", None, "accepted"),
         ]
+        # langchain-oracledb's own test_filters expects {'3'} for $all ["tea", "soda"] over drinks ["soda", "tea"]:
+        # Oracle would then test the filter on the array as a whole (existentially); the engine unwraps it first
+        json_checks = [
+            ("E18-JSONALL: '$.d?(@ == \"tea\" && @ == \"soda\")' over [\"soda\", \"tea\"] finds no row",
+             "SELECT COUNT(*) FROM dual WHERE JSON_EXISTS('{\"d\":[\"soda\",\"tea\"]}', "
+             "'$.d?(@ == \"tea\" && @ == \"soda\")')", 0),
+            ("E18-REGEX: like_regex \"*rk\" does not match \"Mark\"",
+             "SELECT COUNT(*) FROM dual WHERE JSON_EXISTS('{\"n\":\"Mark\"}', '$.n?(@ like_regex \"*rk\")')", 0),
+        ]
         steps = []
         for name, sql, binds, expected in checks:
             got = _outcome(conn, sql, binds)
             steps.append(_ok(s, name, got == expected, got))
+        for name, sql, expected in json_checks:
+            try:
+                count = _rows(conn, sql)[0][0]
+            except oracledb.DatabaseError as exc:
+                count = f"ORA-{exc.args[0].code:05d}"
+            steps.append(_ok(s, name, count == expected, f"{count} row(s)"))
         return steps
     finally:
         conn.rollback()
