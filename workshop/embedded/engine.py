@@ -273,7 +273,10 @@ class Engine:
     def plan_for(self, sql: str, words: list[str], bind_types: dict[str, str | None] | None = None) -> Plan:
         """The cached translation of a statement; with ``bind_types``, the one for binds of those datatypes
         (Oracle types a bind by the value python-oracledb sends, and converts around it by that type)."""
-        key = self._plan_key(sql) + (tuple(sorted(bind_types.items())) if bind_types is not None else (),)
+        if bind_types is None or getattr(self, "_plan_version", (None,))[0] != sql:
+            self._plan_version = self._plan_key(sql)
+        # a typed plan comes right after its untyped one, under the same lock: the catalog is the one just read
+        key = self._plan_version + (tuple(sorted(bind_types.items())) if bind_types is not None else (),)
         plan = self._plans.get(key)
         if plan is not None:
             return plan
