@@ -267,6 +267,9 @@ class Engine:
             tree = parse(sql)
         except sqlglot.errors.SqlglotError as exc:
             detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            if detail.startswith("Expected table name"):
+                # `SELECT 1 FROM 123`: langchain-oracledb's test_table_exists_test expects Oracle's ORA-00903
+                raise errors.EngineError(903, f"invalid table name ({detail})") from None
             raise errors.EngineError(933, f"SQL command not properly ended or unsupported syntax ({detail})") from None
         return apply_semantic_hint(check_constructs(tree), statement_hint(sql))
 
