@@ -71,11 +71,16 @@ def test_row_generator(cur, sql, binds, expected):
     ("SELECT e.name, (SELECT COUNT(*) FROM emp x START WITH x.id = e.id CONNECT BY PRIOR x.id = x.mgr) FROM emp e "
      "WHERE e.id IN (1, 5) ORDER BY e.id", [("King", 6), ("Blake", 2)]),         # correlated START WITH
     ("SELECT name FROM emp CONNECT BY PRIOR id = mgr ORDER SIBLINGS BY name", "ORA-03001"),
-    ("SELECT CONNECT_BY_ISLEAF FROM emp CONNECT BY PRIOR id = mgr", "ORA-03001"),
+    ("SELECT name, CONNECT_BY_ISLEAF FROM emp START WITH mgr IS NULL CONNECT BY PRIOR id = mgr",
+     [("King", 0), ("Jones", 0), ("Scott", 0), ("Adams", 1), ("Blake", 0), ("Allen", 1)]),
+    ("SELECT e.name FROM emp e WHERE CONNECT_BY_ISLEAF = 1 START WITH e.id = 2 "
+     "CONNECT BY PRIOR e.id = e.mgr AND LEVEL <= 2", [("Scott",)]),           # a leaf under the LEVEL bound too
+    ("SELECT CONNECT_BY_ISCYCLE FROM emp CONNECT BY NOCYCLE PRIOR id = mgr", "ORA-03001"),
     ("SELECT e.name FROM emp e JOIN emp m ON m.id = e.mgr CONNECT BY PRIOR e.id = e.mgr", "ORA-03001"),
     ("SELECT LEVEL FROM emp CONNECT BY LEVEL <= 2", "ORA-03001"),
 ], ids=["tree", "tree_alias_prior_right", "where_after", "level_in_condition", "order_by", "aggregate", "loop",
-        "nocycle", "correlated_start_with", "siblings", "isleaf", "join", "generator_not_dual"])
+        "nocycle", "correlated_start_with", "siblings", "isleaf", "isleaf_with_level", "iscycle", "join",
+        "generator_not_dual"])
 def test_hierarchy(cur, sql, expected):
     assert run(cur, sql) == expected
 

@@ -13,8 +13,9 @@ hierarchy is built; without ORDER BY the rows come in hierarchical (depth-first)
 - the hierarchy over one table: a recursive WITH carries each row's ROWID, LEVEL, path key, path and root values,
   joined back to the table, so row-level security and the rest of the query translate as usual.
 
-Everything else (joins in a hierarchical FROM, CONNECT_BY_ISLEAF, ORDER SIBLINGS BY, a view or subquery as the
-hierarchy's source) raises ORA-03001 naming it.
+CONNECT_BY_ISLEAF is 1 when no row of the table is a child of the row under the CONNECT BY condition. Everything
+else (joins in a hierarchical FROM, CONNECT_BY_ISCYCLE, ORDER SIBLINGS BY, a view or subquery as the hierarchy's
+source) raises ORA-03001 naming it.
 """
 from __future__ import annotations
 
@@ -78,7 +79,8 @@ def rewrite(select: exp.Select, is_table: Callable[[str], bool], has_column: Cal
     if order is not None and order.args.get("siblings"):
         raise _unsupported("ORDER SIBLINGS BY (CONNECT BY)")
     for node in _own_nodes(select):
-        if _is_pseudo(node, "CONNECT_BY_ISLEAF") or _is_pseudo(node, "CONNECT_BY_ISCYCLE"):
+        if _is_pseudo(node, "CONNECT_BY_ISCYCLE") or _is_pseudo(node, "CONNECT_BY_ISLEAF") and \
+                not list(connect.args["connect"].find_all(exp.Prior)):
             raise _unsupported(f"pseudocolumn {node.name.upper()}")
     source = select.args["from_"].this if select.args.get("from_") is not None else None
     if not isinstance(source, exp.Table) or isinstance(source.this, exp.Func):
@@ -129,7 +131,30 @@ def _hierarchy(select: exp.Select, connect: exp.Connect, source: exp.Table,
     paths: list[tuple[exp.Expression, exp.Expression]] = []   # SYS_CONNECT_BY_PATH (value, separator)
     roots: list[exp.Expression] = []                          # CONNECT_BY_ROOT value
 
+    def as_child(expr: exp.Expression, row: str) -> exp.Expression:
+        """An expression over the source's columns, read from the row aliased ``row``."""
+        def fix(n):
+            if isinstance(n, exp.Column) and (n.table == alias or not n.table and has_column(table, n.name)):
+                return exp.column(n.name, table=row, quoted=True)
+            return n
+        return expr.copy().transform(fix)
+
+    def is_leaf() -> exp.Expression:
+        """CONNECT_BY_ISLEAF: 1 when no row is a child of the current one under the CONNECT BY condition."""
+        below = exp.Add(this=_col("LVL", CB), expression=exp.Literal.number(1))
+        condition = connect.args["connect"].copy().transform(
+            lambda n: as_child(n.this, "ORA$CUR") if isinstance(n, exp.Prior) else n)
+        condition = as_child(_level_in(condition, below), "ORA$L").transform(
+            lambda n: exp.column(n.name, table=alias, quoted=True)
+            if isinstance(n, exp.Column) and n.table == "ORA$CUR" else n)
+        child_rows = exp.select(exp.Literal.number(1)).from_(exp.to_table(table).as_("ORA$L", quoted=True)).where(
+            condition)
+        return exp.Case(ifs=[exp.If(this=exp.Exists(this=child_rows), true=exp.Literal.number(0))],
+                        default=exp.Literal.number(1))
+
     def collect(node: exp.Expression) -> exp.Expression | None:
+        if _is_pseudo(node, "CONNECT_BY_ISLEAF") and not has_column(table, "CONNECT_BY_ISLEAF"):
+            return is_leaf()
         if isinstance(node, exp.Anonymous) and node.name.upper() == "SYS_CONNECT_BY_PATH":
             if len(node.expressions) != 2:
                 raise errors.EngineError(909, "invalid number of arguments")
@@ -142,14 +167,6 @@ def _hierarchy(select: exp.Select, connect: exp.Connect, source: exp.Table,
             return _col("LVL", CB)
         return None
     _replace_own(select, collect)
-
-    def as_child(expr: exp.Expression, row: str) -> exp.Expression:
-        """An expression over the source's columns, read from the row aliased ``row``."""
-        def fix(n):
-            if isinstance(n, exp.Column) and (n.table == alias or not n.table and has_column(table, n.name)):
-                return exp.column(n.name, table=row, quoted=True)
-            return n
-        return expr.copy().transform(fix)
 
     child, parent = "ORA$C", "ORA$P"
     rowid = lambda row: exp.column("ROWID", table=row)  # noqa: E731 - a tiny accessor
