@@ -17,7 +17,7 @@ from oracledb import errors as _oracle_errors
 from . import driver, extensions
 from . import values as V
 from .engine import Engine, Result
-from .errors import ora_error
+from .errors import as_oracle_error, ora_error
 
 ENGINE_VERSION = "23.26.0.0.0"
 
@@ -346,8 +346,26 @@ class EmbeddedCursor:
             yield row
 
     def parse(self, statement: str) -> None:
-        self.connection._engine.plan_for(statement, __import__(
-            "workshop.embedded.lexing", fromlist=["leading_words"]).leading_words(statement, 5))
+        """python-oracledb's Cursor.parse: check a query or DML statement without running it. Every failure is an
+        oracledb exception, as from execute(); other statements (DDL, PL/SQL) are checked when they run."""
+        from .lexing import leading_words
+        engine = self.connection._engine
+        with engine.lock:
+            try:
+                words = leading_words(statement, 5)
+                if not words:
+                    raise ora_error(900, "invalid SQL statement")
+                if words[0] in ("SELECT", "WITH", "(", "INSERT", "UPDATE", "DELETE", "MERGE"):
+                    engine.plan_for(statement, words)
+                elif words[0] not in _OTHER_STATEMENTS:
+                    raise ora_error(900, "invalid SQL statement")
+            except Exception as exc:  # noqa: BLE001 - every error leaves as an oracledb exception
+                raise as_oracle_error(exc) from None
+
+
+#: Statements execute() knows besides queries and DML (Cursor.parse leaves them to execute()).
+_OTHER_STATEMENTS = {"CREATE", "DROP", "ALTER", "TRUNCATE", "COMMENT", "RENAME", "BEGIN", "DECLARE", "COMMIT",
+                     "ROLLBACK", "SAVEPOINT", "GRANT", "REVOKE", "EXPLAIN", "CALL", "LOCK", "SET", "ANALYZE", "AUDIT"}
 
 
 def _type_from_values(rows: list[tuple], index: int):
@@ -560,9 +578,12 @@ class EmbeddedConnection(oracledb.Connection):
 
     def gettype(self, name: str):
         handler = self._engine.hooks.gettype
-        if handler is None:
+        if handler is None or not isinstance(name, str):
             raise ora_error(4043, f'object {name} does not exist')
-        return handler(name)
+        try:
+            return handler(name)
+        except Exception as exc:  # noqa: BLE001 - every error leaves as an oracledb exception
+            raise as_oracle_error(exc) from None
 
     def createlob(self, lob_type, data=None) -> oracledb.LOB:
         """A temporary CLOB/NCLOB/BLOB held in memory (python-oracledb's Connection.createlob)."""

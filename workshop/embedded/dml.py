@@ -199,6 +199,12 @@ class DmlTranslator(Translator):
             return alias, query.sql(dialect="sqlite"), query
         if isinstance(source, exp.Table):
             table = self.catalog.table(source.name)
+            if self.policy_predicate(source.name, "SELECT") is not None:
+                # the USING table is read like any query: through its SELECT policies (Oracle's VPD applies to
+                # every reference of the table in the statement)
+                from .dialect import parse
+                query = self._rewrite_query(normalize_identifiers(parse(f'SELECT * FROM "{source.name}"')), None)
+                return alias, query.sql(dialect="sqlite"), table
             return alias, f'SELECT * FROM "{source.name}"', table
         raise unsupported("MERGE USING this source")
 

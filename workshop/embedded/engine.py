@@ -28,6 +28,7 @@ from .dialect import parse
 from .dml import DmlTranslator
 from .hooks import EngineHooks, Plugin
 from .lexing import bind_names, code_mask, leading_words, split_returning_into, strip_comments
+from . import readonly as readonly_rules
 from .plsql import run_block
 from .statement import Result, StatementState
 from .translate import Plan, Translator, bind_param, check_constructs, unsupported
@@ -72,8 +73,11 @@ class Engine:
         self.catalog.policy_loader = self.hooks.policies
         self.names.dictionary.update(self.hooks.views)
         self._run_with_retry(lambda: C.bootstrap(self.db, self.hooks.views, self.hooks.bootstrap))
-        #: A read-only session (set after the catalog bootstrap, which may write): see _refuse_write.
+        #: A read-only session (set after the catalog bootstrap, which may write): see readonly.py.
         self.readonly = readonly
+        self._savepoints: list[str] = []     # a read-only session's savepoints (it holds no SQLite transaction)
+        if readonly:
+            readonly_rules.install(self.db)
 
     # ------------------------------------------------------------------ setup
     def _pragma(self, text: str) -> None:
@@ -166,6 +170,8 @@ class Engine:
         return outputs[key]
 
     def _seq_currval(self, name: str) -> int:
+        if self.readonly:
+            readonly_rules.refuse_sequence(name)
         value = getattr(self, "_currval", {}).get(name)
         if value is None:
             raise errors.EngineError(8002, f"sequence {name}.CURRVAL is not yet defined in this session")
@@ -173,6 +179,8 @@ class Engine:
 
     # ------------------------------------------------------------------ transactions
     def begin_write(self) -> None:
+        if self.readonly:    # every door that would write ends here at the latest: no write lock, no effect
+            raise errors.EngineError(1031, "insufficient privileges (a write in a read-only session)")
         if self.in_txn:
             return
         try:
@@ -211,6 +219,18 @@ class Engine:
 
     def _translate_query_text(self, sql: str) -> Plan:
         return Translator(self.catalog, self._text_index_lookup).translate_query(self._parse(sql))
+
+    def visible_rowids(self, table: str) -> set[int] | None:
+        """The rowids of `table` this session's SELECT policies let it read, or None when no policy applies.
+
+        For the features that read a table themselves instead of through a statement's SQL (hybrid vector search):
+        Oracle runs them as SQL (DBMS_HYBRID_VECTOR.GET_SQL shows it), so VPD filters them like any query; here
+        the same policy predicate is applied by running `SELECT ROWID FROM table` through the translator."""
+        self.catalog.refresh()
+        if Translator(self.catalog).policy_predicate(table, "SELECT") is None:
+            return None
+        plan = self.plan_for(f'SELECT ROWID FROM "{table}"', ["SELECT"])
+        return {row[0] for row in self.db.execute(plan.sql, {}).fetchall()}
 
     def _text_index_lookup(self, table: str, column: str):
         lookup = self.hooks.text_index_lookup
@@ -290,20 +310,32 @@ class Engine:
             raise errors.EngineError(904, '"SYSTIMESTAMP": invalid identifier (SYSTIMESTAMP takes no precision; '
                                           'write CURRENT_TIMESTAMP(3) or CAST(SYSTIMESTAMP AS TIMESTAMP(3)))')
         if self.readonly:
-            _refuse_write(sql, kind)
+            readonly_rules.refuse_statement(sql, kind)
         if kind in ("COMMIT",):
             self.commit()
             return Result()
         if kind == "ROLLBACK":
             if len(words) > 1 and words[1] == "TO" or len(words) > 2 and words[2] == "TO":
-                name = words[-1]
-                self.db.execute(f'ROLLBACK TO "{name}"')
+                name = savepoint_name(sql, rollback=True)
+                if self.readonly:
+                    if name not in self._savepoints:
+                        raise errors.EngineError(1086, f"savepoint '{name}' never established in this session or "
+                                                       f"is invalid")
+                    del self._savepoints[self._savepoints.index(name) + 1:]
+                else:
+                    self.db.execute(f'ROLLBACK TO "{name}"')
             else:
                 self.rollback()
             return Result()
         if kind == "SAVEPOINT":
+            name = savepoint_name(sql)
+            if self.readonly:     # nothing to undo, and no write lock for a session that cannot write
+                if name in self._savepoints:
+                    self._savepoints.remove(name)
+                self._savepoints.append(name)
+                return Result()
             self.begin_write()
-            self.db.execute(f'SAVEPOINT "{words[1]}"')
+            self.db.execute(f'SAVEPOINT "{name}"')
             return Result()
         if kind in ("BEGIN", "DECLARE"):
             return run_block(self, sql, binds)
@@ -325,6 +357,9 @@ class Engine:
             self.commit()
         self.begin_write()
         try:
+            # under the write lock, the catalog as committed now: another session's DDL since this session's last
+            # statement (a CREATE TABLE there, then CREATE INDEX / VIEW on it here) must be seen, not ORA-00942
+            self.catalog.refresh()
             DdlExecutor(self.db, self.catalog, self.hooks).execute(sql, words)
         except BaseException:
             self.rollback()
@@ -372,6 +407,8 @@ class Engine:
         return values
 
     def _nextval(self, name: str) -> int:
+        if self.readonly:
+            readonly_rules.refuse_sequence(name)
         self.begin_write()
         row = self.db.execute('UPDATE "ORA$SEQUENCES" SET last_number = last_number + increment_by '
                               'WHERE sequence_name = ? RETURNING last_number', (name,)).fetchone()
@@ -488,7 +525,7 @@ class Engine:
                     counts = [self._execute(sql, row, input_types).rowcount for row in rows]
                     return sum(counts), [], [], counts
                 if self.readonly:
-                    _refuse_write(sql, words[0] if words else "")
+                    readonly_rules.refuse_statement(sql, words[0] if words else "")
                 plan = self.plan_for(sql, words)
                 if plan.kind != "dml":
                     raise unsupported("executemany() with a query")
@@ -545,28 +582,22 @@ class Engine:
                 raise errors.as_oracle_error(exc) from None
 
 
-# ---------------------------------------------------------------------- read-only sessions
-#: What a read-only session may run: queries, transaction control, and PL/SQL blocks (whose inner
-#: statements come back through _execute and are checked one by one; procedure calls such as the
-#: trusted context package's SET_CONTEXT change only the session).
-_READONLY_KINDS = {"SELECT", "WITH", "(", "COMMIT", "ROLLBACK", "SAVEPOINT", "BEGIN", "DECLARE"}
-_FOR_UPDATE = re.compile(r"\bFOR\s+UPDATE\b", re.I)
-_WRITE_WORDS = re.compile(r"\b(INSERT|UPDATE|DELETE|MERGE)\b", re.I)
-
-
-def _refuse_write(sql: str, kind: str) -> None:
-    """A read-only session, as on Oracle a user that holds only SELECT/READ grants (a read-only role): every
-    write, DDL and row lock fails with ORA-01031, from the database, whatever the caller's code checked."""
-    masked = code_mask(strip_comments(sql))
-    if kind not in _READONLY_KINDS:
-        raise errors.EngineError(1031, f"insufficient privileges ({kind} in a read-only session)")
-    if kind in ("SELECT", "WITH", "(") and _FOR_UPDATE.search(masked):
-        raise errors.EngineError(1031, "insufficient privileges (SELECT ... FOR UPDATE in a read-only session)")
-    if kind == "WITH" and _WRITE_WORDS.search(masked):
-        raise errors.EngineError(1031, "insufficient privileges (a write inside WITH in a read-only session)")
-
-
 # ---------------------------------------------------------------------- statement text
+_SAVEPOINT = re.compile(r'(?is)^\s*SAVEPOINT\s+("[^"]+"|[A-Za-z][\w$#]*)\s*$')
+_ROLLBACK_TO = re.compile(r'(?is)^\s*ROLLBACK\s+(?:WORK\s+)?TO\s+(?:SAVEPOINT\s+)?("[^"]+"|[A-Za-z][\w$#]*)\s*$')
+
+
+def savepoint_name(sql: str, rollback: bool = False) -> str:
+    """The one savepoint name of `SAVEPOINT name` / `ROLLBACK [WORK] TO [SAVEPOINT] name` (SQL Language Reference,
+    SAVEPOINT and ROLLBACK: a single identifier). Anything after it is an error, as on Oracle: `SAVEPOINT a;b`
+    is not two statements (python-oracledb sends one), and `b` must not be silently dropped."""
+    m = (_ROLLBACK_TO if rollback else _SAVEPOINT).match(strip_comments(sql))
+    if m is None:
+        raise errors.EngineError(933, "SQL command not properly ended (a savepoint is named by one identifier)")
+    name = m.group(1)
+    return name[1:-1] if name.startswith('"') else name.upper()
+
+
 _PLSQL_UNITS = {"PACKAGE", "PROCEDURE", "FUNCTION", "TRIGGER", "TYPE", "BODY", "LIBRARY"}
 
 

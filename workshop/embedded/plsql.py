@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import oracledb
 
-from . import errors
+from . import errors, readonly
 from .lexing import code_mask, split_top_level, strip_comments
 from .statement import Result
 from .translate import unsupported
@@ -114,7 +114,9 @@ def _run_statement(engine: "Engine", statement: str, binds: Any) -> None:
     if not m:
         raise unsupported(f"PL/SQL statement '{statement[:60]}'")
     name = re.sub(r"\s+", "", m.group(1)).upper()
-    procedure = engine.hooks.procedures.get(name)
+    procedure = engine.hooks.procedures.get(name[4:] if name.startswith("SYS.") else name)
+    if engine.readonly:    # before the arguments are evaluated: a refused call has no effect at all
+        readonly.refuse_procedure(name, builtin=procedure is not None)
     if procedure is None and engine.hooks.user_procedure is not None:
         procedure = engine.hooks.user_procedure(name)
     if procedure is None:

@@ -16,6 +16,7 @@ from sqlglot import exp
 from . import errors
 from .catalog import OWNED_VIEWS, SCHEMA_OWNER, Catalog, Column, Table
 from .dialect import JsonQuery, ModelArg, ModelUsing, OracleX
+from .markers import Mark
 
 # Functions implemented natively by SQLite with Oracle semantics, passed through unchanged.
 #: Oracle's limit on a text literal in SQL (MAX_STRING_SIZE = STANDARD, the default).
@@ -137,7 +138,7 @@ def normalize_identifiers(tree: exp.Expression) -> exp.Expression:
         if not ident.quoted:
             ident.set("this", ident.this.upper())
             ident.set("quoted", True)
-            ident.meta["written_unquoted"] = True
+            ident.meta[Mark.WRITTEN_UNQUOTED] = True
     return tree
 
 
@@ -146,7 +147,7 @@ def _heading(projection: exp.Expression) -> str:
     (`ID+1`, `UPPER(NAME)`), quoted ones keep their quotes."""
     copy = projection.copy()
     for original, ident in zip(projection.find_all(exp.Identifier), copy.find_all(exp.Identifier)):
-        if original.meta.get("written_unquoted"):
+        if original.meta.get(Mark.WRITTEN_UNQUOTED):
             ident.set("quoted", False)
     return copy.sql(dialect=OracleX)
 
@@ -164,6 +165,8 @@ class Scope:
         self.ctes: dict[str, exp.Expression] = dict(parent.ctes) if parent else {}
         self.order_aliases: set[str] = set()
         self.strict = True
+        #: aliases of FROM items that are a row-level security inline view (their `*` is the table's columns)
+        self.protected: set[str] = set()
 
     def knows_column(self, column: exp.Column) -> bool:
         """Whether a column reference can resolve here (Oracle raises ORA-00904 otherwise;
@@ -204,6 +207,10 @@ class Scope:
         return (None, None) if self.parent is None else self.parent.resolve_column(column)
 
 
+def _is_star(projection: exp.Expression) -> bool:
+    return isinstance(projection, exp.Star) or (isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star))
+
+
 def _has_star(select: exp.Expression) -> bool:
     select = _select_of(select)
     return isinstance(select, exp.Select) and any(
@@ -239,7 +246,7 @@ class Translator:
     def translate_query(self, tree: exp.Expression) -> Plan:
         self.plan.kind = "query"
         for coldef in tree.find_all(exp.JSONColumnDef):
-            coldef.meta["written_name"] = coldef.name
+            coldef.meta[Mark.WRITTEN_NAME] = coldef.name
         tree = normalize_identifiers(tree)
         self._check_tables(tree)
         tree = self._rewrite_query(tree, None)
@@ -308,6 +315,7 @@ class Translator:
             from_.set("this", self._rewrite_source(from_.this, scope))
         for join in node.args.get("joins") or []:
             join.set("this", self._rewrite_source(join.this, scope))
+        self._expand_protected_stars(node, scope)
         self._check_grouping(node)
         self._rewrite_rownum(node)
         original_texts = [_heading(p) for p in node.expressions]
@@ -326,12 +334,12 @@ class Translator:
             if join.args.get("on") is not None:
                 join.set("on", self._rewrite(join.args["on"], scope))
         for projection, text in zip(node.expressions, original_texts):
-            projection.meta["oracle_text"] = text
+            projection.meta[Mark.ORACLE_TEXT] = text
         self._check_sort_keys(node, scope)
         self._restrict_to_text_hits(node)
         self._rewrite_limits(node)
         self._scopes_by_select[id(node)] = scope
-        order = node.meta.pop("rownum_order", None)
+        order = node.meta.pop(Mark.ROWNUM_ORDER, None)
         if order is not None:
             order = self._rewrite(order, scope)
             for col in order.find_all(exp.Column):
@@ -403,7 +411,8 @@ class Translator:
                     table = self.catalog.dictionary_table(name)
                 scope.sources[alias] = table if table is not None else exp.select("*")
                 predicate = self.policy_predicate(name, "SELECT")
-                if predicate is not None and not source.meta.get("rls_inner"):
+                if predicate is not None and not source.meta.get(Mark.RLS_INNER):
+                    scope.protected.add(alias)
                     return self._protected_view(name, alias, predicate)
             return source
         if isinstance(source, exp.Subquery):
@@ -429,6 +438,39 @@ class Translator:
         condition = normalize_identifiers(parse(f"SELECT 1 FROM DUAL WHERE {predicate}").args["where"].this)
         return self._rewrite(condition, scope)
 
+    def _expand_protected_stars(self, select: exp.Select, scope: Scope) -> None:
+        """`*` and `alias.*` over a table under a SELECT policy list exactly the table's columns, as on Oracle: the
+        inline view the policy puts in its place also carries the base rowid (for text search and hit lists),
+        which a star passed on to SQLite would show as an extra column."""
+        if not scope.protected or not any(_is_star(p) for p in select.expressions):
+            return
+        from_ = select.args.get("from_")
+        joins = select.args.get("joins") or []
+        if any(j.args.get("kind") == "NATURAL" or j.args.get("method") == "NATURAL" for j in joins):
+            raise unsupported("SELECT * over a NATURAL JOIN with a table under a row-level security policy")
+        aliases = [item.alias_or_name for item in ([from_.this] if from_ is not None else []) + [j.this for j in joins]]
+        # Oracle lists a USING join's columns once, first (SQL Language Reference, SELECT, "using_clause")
+        using = [u.name for j in joins for u in (j.args.get("using") or [])]
+
+        def columns_of(alias: str, skip: list[str]) -> list[exp.Expression]:
+            source = scope.sources.get(alias)
+            if alias not in scope.protected or not isinstance(source, Table):
+                return [exp.Column(this=exp.Star(), table=exp.to_identifier(alias, quoted=True))]
+            return [exp.column(c.name, table=alias, quoted=True) for c in source.columns if c.name not in skip]
+
+        expanded: list[exp.Expression] = []
+        for projection in select.expressions:
+            if isinstance(projection, exp.Star):
+                expanded += [exp.column(name, quoted=True) for name in dict.fromkeys(using)]
+                for alias in aliases:
+                    expanded += columns_of(alias, using)
+            elif isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star) \
+                    and projection.table in scope.protected:
+                expanded += columns_of(projection.table, [])
+            else:
+                expanded.append(projection)
+        select.set("expressions", expanded)
+
     def _protected_view(self, table: str, alias: str, predicate: str) -> exp.Expression:
         """A table under a SELECT policy, as Oracle's VPD sees it: an inline view with the predicate
         (keeping the base rowid, which text search and hit lists refer to)."""
@@ -437,7 +479,7 @@ class Translator:
                                             f'WHERE {predicate}'))
         for t in inner.find_all(exp.Table):
             if t.name == table:
-                t.meta["rls_inner"] = True
+                t.meta[Mark.RLS_INNER] = True
         inner = self._rewrite_query(inner, None)
         return exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
 
@@ -536,7 +578,7 @@ class Translator:
             return
         if select.args.get("order") is not None:
             # ROWNUM filters rows before ORDER BY sorts them: limit first, sort the survivors after.
-            select.meta["rownum_order"] = select.args["order"]
+            select.meta[Mark.ROWNUM_ORDER] = select.args["order"]
             select.set("order", None)
         from_ = select.args.get("from_")
         if from_ is not None and isinstance(from_.this, exp.Subquery) and not select.args.get("joins"):
@@ -742,7 +784,7 @@ class Translator:
         if metric not in _VECTOR_METRICS and metric != "INNER_PRODUCT":
             raise errors.EngineError(51806, f"invalid vector distance metric {metric}")
         call = _ora("ORA_VECTOR_DISTANCE", left, right, exp.Literal.string(metric))
-        call.meta["vector_metric"] = metric
+        call.meta[Mark.VECTOR_METRIC] = metric
         return call
 
     def _to_number_if_char(self, node: exp.Expression, scope: Scope) -> exp.Expression:
@@ -857,7 +899,7 @@ class Translator:
             on_empty = (on.args.get("empty") or "NULL ON EMPTY").upper().replace(" ON EMPTY", "")
         call = _ora("ORA_JSON_VALUE", node.this, node.args["path"], exp.Literal.string(returning_name),
                     exp.Literal.string(on_error), exp.Literal.string(on_empty))
-        call.meta["oracle_type"] = _json_value_type(returning_name)
+        call.meta[Mark.ORACLE_TYPE] = _json_value_type(returning_name)
         return call
 
     def _json_object(self, node: exp.JSONObject) -> exp.Expression:
@@ -901,8 +943,8 @@ class Translator:
             raise unsupported("CONTAINS with a query that is not a bind variable or literal")
         self.plan.text_searches.append(search)
         call = _ora("ORA_TEXT_SCORE", exp.Literal.number(search.slot), exp.column("rowid", table=alias, quoted=True))
-        call.meta["text_slot"] = search.slot
-        call.meta["text_alias"] = alias
+        call.meta[Mark.TEXT_SLOT] = search.slot
+        call.meta[Mark.TEXT_ALIAS] = alias
         return call
 
     def _score(self, args: list, scope: Scope) -> exp.Expression:
@@ -911,7 +953,7 @@ class Translator:
             if search.label == label:
                 call = _ora("ORA_TEXT_SCORE", exp.Literal.number(search.slot),
                             exp.column("rowid", table=search.alias, quoted=True))
-                call.meta["oracle_type"] = "NUMBER"
+                call.meta[Mark.ORACLE_TYPE] = "NUMBER"
                 return call
         raise errors.EngineError(29909, f"label for the ancillary operator SCORE({label}) is not a literal "
                                         f"number or has no matching CONTAINS")
@@ -930,7 +972,7 @@ class Translator:
                          constant=not any(isinstance(n, exp.Column) for v in values for n in v.walk()))
         self.plan.model_calls.append(call)
         out = _ora("ORA_MODEL_CALL", exp.Literal.number(call.slot), *values)
-        out.meta["oracle_type"] = "VECTOR" if function == "VECTOR_EMBEDDING" else "BINARY_DOUBLE"
+        out.meta[Mark.ORACLE_TYPE] = "VECTOR" if function == "VECTOR_EMBEDDING" else "BINARY_DOUBLE"
         return out
 
     # ------------------------------------------------------------------ vector top-k
@@ -1000,7 +1042,7 @@ class Translator:
                 name = projection.name
                 inner = projection
             else:
-                name = re.sub(r"\s+", "", projection.meta.get("oracle_text") or projection.sql(dialect=OracleX)).upper()
+                name = re.sub(r"\s+", "", projection.meta.get(Mark.ORACLE_TEXT) or projection.sql(dialect=OracleX)).upper()
                 inner = projection
             types.append(self.infer_type(inner, scope))
             self._column_specs.append(self._catalog_column(inner, scope))
@@ -1029,8 +1071,8 @@ class Translator:
         """Oracle type of an expression where it can be known (drives fetch conversions)."""
         if node is None:
             return None
-        if "oracle_type" in node.meta:
-            return node.meta["oracle_type"]
+        if Mark.ORACLE_TYPE in node.meta:
+            return node.meta[Mark.ORACLE_TYPE]
         if isinstance(node, exp.Alias):
             return self.infer_type(node.this, scope)
         if isinstance(node, exp.Paren):
@@ -1558,7 +1600,7 @@ def _json_table_columns(schema: exp.Expression) -> list:
     for coldef in schema.expressions:
         if not isinstance(coldef, exp.JSONColumnDef):
             raise unsupported("this JSON_TABLE column form")
-        written = coldef.meta.get("written_name") or coldef.name
+        written = coldef.meta.get(Mark.WRITTEN_NAME) or coldef.name
         if coldef.args.get("nested_schema") is not None:
             raise unsupported("JSON_TABLE NESTED PATH")
         if coldef.args.get("ordinality"):
