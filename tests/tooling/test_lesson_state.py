@@ -61,8 +61,16 @@ def _call_name(node: ast.AST) -> str:
     return ast.unparse(node.func if isinstance(node, ast.Call) else node).split(".")[-1]
 
 
+#: Calls whose value differs per import: a module global made with one is state of the kernel, like a cache.
+PER_IMPORT_CALLS = {"uuid1", "uuid4", "time", "time_ns", "monotonic", "now", "utcnow", "today", "random", "randint",
+                    "token_hex", "urandom"}
+
+
 def _is_mutable(value: ast.AST | None) -> bool:
     if isinstance(value, (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)):
+        return True
+    if value is not None and any(isinstance(n, ast.Call) and _call_name(n) in PER_IMPORT_CALLS
+                                 for n in ast.walk(value)):
         return True
     return isinstance(value, ast.Call) and _call_name(value) in MUTABLE_CALLS
 
@@ -142,8 +150,6 @@ def _import_lessons() -> None:
     for package in LESSON_PACKAGES:
         pkg = importlib.import_module(f"workshop.{package}")
         for info in pkgutil.walk_packages(pkg.__path__, f"workshop.{package}."):
-            if info.name.endswith(".oamp") or "mcp_server" in info.name:
-                continue                    # optional dependencies; they hold no state (scanned above anyway)
             importlib.import_module(info.name)
 
 
@@ -160,6 +166,8 @@ SCANNER_CASES = [
     ("cache", "from functools import cache\n@cache\ndef f(x):\n    return x", ["m.f"]),
     ("class attribute", "class A:\n    registry = {}", ["m.A.registry"]),
     ("a global statement", "n = 0\ndef bump():\n    global n\n    n += 1", ["m.n"]),
+    ("an id drawn at import", "import uuid\nRUN_ID = uuid.uuid4().hex[:8]", ["m.RUN_ID"]),
+    ("a timestamp taken at import", "import time\nSTARTED = time.time()", ["m.STARTED"]),
     ("tuple: a constant", "T = (1, 2)", []),
     ("frozenset: a constant", "F = frozenset({'a'})", []),
     ("a compiled pattern", "import re\nP = re.compile('x')", []),
@@ -249,3 +257,16 @@ def test_reset_part_clears_the_registered_state(tmp_path, monkeypatch):
 def test_registering_needs_a_part():
     with pytest.raises(ValueError, match="which parts"):
         lesson_state.register("m", "x", parts=(), clear=lambda: None)
+
+
+def test_part_08_draws_a_new_run_id_when_it_is_reset(monkeypatch):
+    """OAMP thread ids carry RUN_ID so that a rerun never meets the previous run's threads; a rerun in the same
+    kernel kept the first id."""
+    from workshop.agent_memory import oamp
+    monkeypatch.delenv("OAMP_RUN_ID", raising=False)
+    first = oamp.RUN_ID
+    lesson_state.clear_for_part(8)
+    assert oamp.RUN_ID != first and len(oamp.RUN_ID) == 8
+    monkeypatch.setenv("OAMP_RUN_ID", "pinned01")
+    lesson_state.clear_for_part(8)
+    assert oamp.RUN_ID == "pinned01"
