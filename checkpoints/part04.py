@@ -151,7 +151,10 @@ def check_scan_schema(conn: oracledb.Connection, scan_schema: Callable) -> str:
         recorder = RecordingConnection(conn)
         facts = scan_schema(recorder, "FINANCE")
         expect(facts is not None, "scan_schema returned None", "End the function with `return facts`.")
-        facts = list(facts)
+        expect(isinstance(facts, list), f"scan_schema returned a {type(facts).__name__}, expected a list of Facts: the "
+               "next cells add it to other lists (schema_facts + policy_facts()) and read it twice",
+               ("Return the facts themselves, as a list (section 2).",
+                "facts = [] ... facts.append(Fact(...)) ... return facts"))
         # issue 21: `ESCAPE '\'` pasted into a normal Python string is `ESCAPE ''` (Python ate the backslash)
         empty_escape = next((st.sql for st in recorder.statements if re.search(r"ESCAPE\s*''", st.sql, re.I)), None)
         expect(facts or empty_escape is None, "scan_schema returned no facts: its query says ESCAPE '' (an empty "

@@ -324,6 +324,10 @@ WRONG_ANSWERS = [
     (3, "the kinds list as the filter value", [("k=k * 4, filter=flt)",
                                                 'k=k * 4, filter={"kind": kinds} if kinds else None)')],
      "the store rejected the filter"),
+    # issue 21: accepted, and the next cell broke
+    (1, "a generator of facts [next]", [("    return facts\n", "    return (f for f in facts)\n")],
+     "expected a list of Facts"),
+    (1, "a tuple of facts [next]", [("    return facts\n", "    return tuple(facts)\n")], "expected a list of Facts"),
     # adversarial review (adv0405), second round
     (2, "subjects embedded instead of bodies", [("store.add_texts([f.body for f in new + changed]",
                                                  "store.add_texts([f.subject for f in new + changed]")],
