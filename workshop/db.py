@@ -77,7 +77,7 @@ def connect(*, retries: int | None = None, first_delay: float = 1.0,
 
 def connect_oracle(settings: OracleSettings, *, retries: int | None = None, first_delay: float = 1.0,
                    sleep: Callable[[float], None] = time.sleep,
-                   opener: Callable[..., oracledb.Connection] = oracledb.connect,
+                   opener: Callable[..., oracledb.Connection] | None = None,
                    say: Callable[[str], None] | None = None) -> oracledb.Connection:
     """Thin-mode connection with a bounded exponential backoff for a database that is starting.
 
@@ -90,7 +90,7 @@ def connect_oracle(settings: OracleSettings, *, retries: int | None = None, firs
     last: Exception | None = None
     for attempt in range(1, attempts + 1):
         try:
-            return opener(user=settings.user, password=settings.password, dsn=settings.dsn)
+            return (opener or oracledb.connect)(user=settings.user, password=settings.password, dsn=settings.dsn)
         except oracledb.Error as exc:
             last = exc
             if not is_transient(exc) or attempt == attempts:
