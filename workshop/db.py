@@ -54,8 +54,8 @@ def connect(*, retries: int | None = None, first_delay: float = 1.0,
 
     `readonly=True` opens a session that the database itself refuses writes on: on the embedded engine a
     read-only connection (ORA-01031 for DML, DDL and FOR UPDATE); on Oracle the read-only user named by
-    ORACLE_READONLY_USER / ORACLE_READONLY_PASSWORD, which holds only SELECT grants (docs/troubleshooting.md,
-    Part 07). There is no fallback to the read-write user."""
+    ORACLE_READONLY_USER / ORACLE_READONLY_PASSWORD, which holds only READ grants (workshop/oracle_grants.py says
+    why a second user; the devcontainer creates it). There is no fallback to the read-write user."""
     if not config.oracle_dsn():
         from .embedded import connect as connect_embedded
         return connect_embedded(config.embedded_db_path(), readonly=readonly)
@@ -65,8 +65,8 @@ def connect(*, retries: int | None = None, first_delay: float = 1.0,
         password = os.environ.get("ORACLE_READONLY_PASSWORD")
         if not user or not password:
             raise RuntimeError("connect(readonly=True) on Oracle needs ORACLE_READONLY_USER and "
-                               "ORACLE_READONLY_PASSWORD: a user with only SELECT grants (docs/troubleshooting.md, "
-                               "Part 07); it never falls back to the read-write user.")
+                               "ORACLE_READONLY_PASSWORD: a user with only READ grants (the devcontainer sets both; "
+                               "docs/troubleshooting.md, Part 07); it never falls back to the read-write user.")
         owner = settings.user
         conn = connect_oracle(OracleSettings(settings.dsn, user, password), retries=retries,
                               first_delay=first_delay, sleep=sleep, say=say)
