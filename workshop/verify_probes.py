@@ -325,7 +325,8 @@ def readonly_session(conn, opener: Callable[[], oracledb.Connection] | None = No
                 _execute(ro, sql)
                 steps.append(Step(S, f"{name}: {label}", "FAIL", "accepted",
                                   "the read-only user can write: revoke what workshop/oracle_grants.py does not list"))
-                _drop_quietly(ro, ["DROP TABLE IF EXISTS vo_ro_probe PURGE"])
+                if sql.startswith("CREATE TABLE"):
+                    _drop_quietly(ro, ["DROP TABLE IF EXISTS vo_ro_probe PURGE"])
             except oracledb.DatabaseError as exc:
                 steps.append(Step(S, f"{name}: {label}", "PASS", first_line(exc)))
             finally:

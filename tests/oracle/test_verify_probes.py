@@ -185,12 +185,15 @@ def reader(delete=ora_error(1031, "insufficient privileges"), loans=[(12,)]):
 @pytest.mark.parametrize("ro, failing", [
     (reader(), []),
     (reader(delete=[]), ["read-only session: DELETE is refused"]),
+    (FakeOracle([("DROP TABLE IF EXISTS vo_ro_probe", []), ("CREATE TABLE", []),
+                 *reader().script[:1], *reader().script[2:]]), ["read-only session: CREATE TABLE is refused"]),
     (reader(loans=ora_error(942, "table or view does not exist")), ["read-only session: reads FINANCE_LOANS"]),
-], ids=["as-designed", "writes", "grant-missing"])
+], ids=["as-designed", "writes", "creates", "grant-missing"])
 def test_readonly_session_probe(monkeypatch, ro, failing):
     monkeypatch.setenv("ORACLE_READONLY_USER", "WORKSHOP_RO")
     steps = vp.readonly_session(FakeOracle({}), opener=lambda: ro)
     assert [s.name for s in steps if s.status == "FAIL"] == failing
+    assert bool(ro.sql("DROP TABLE IF EXISTS vo_ro_probe")) is ("read-only session: CREATE TABLE is refused" in failing)
     assert len(steps) == 6 and all(s.change for s in steps if s.status == "FAIL")
 
 
