@@ -65,7 +65,7 @@ def test_the_identity_table_escapes_html():
     ("05_hybrid_pipeline.ipynb", "p05-setup", "not a cross-encoder"),
     ("06_evaluating_retrieval.ipynb", "p06-setup", "not a cross-encoder"),
     ("07_agent_harness.ipynb", "p07-setup", "scripted (deterministic; no model is called)"),
-    ("08_oracle_ai_agent_memory.ipynb", "p08-setup", "DBMS_AGENT_MEMORY_STORE"),
+    ("08_oracle_ai_agent_memory.ipynb", "p08-setup", "run this part on Oracle (ORACLE_DSN) to see it"),
 ], ids=["part05", "part06", "part07", "part08"])
 def test_the_parts_identity_output_is_not_cut(name, cell_id, whole):
     """The stored output of each header cell (the notebook as it last ran) holds the whole line."""
