@@ -1504,6 +1504,8 @@ PASSTHROUGH_NODES: frozenset[type] = frozenset({
 UNSUPPORTED_CONSTRUCTS: dict[type, Callable[[exp.Expression], str] | str] = {
     exp.Pivot: lambda node: "UNPIVOT" if node.args.get("unpivot") else "PIVOT",
     exp.TableSample: "SAMPLE clause",
+    exp.MultitableInserts: "INSERT ALL / INSERT FIRST (multitable insert)",
+    exp.ConditionalInsert: "INSERT ALL / INSERT FIRST (multitable insert)",
     exp.MatchRecognize: "MATCH_RECOGNIZE",
     exp.Rollup: "GROUP BY ROLLUP",
     exp.Cube: "GROUP BY CUBE",
