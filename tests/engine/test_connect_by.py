@@ -85,6 +85,22 @@ def test_hierarchy(cur, sql, expected):
     assert run(cur, sql) == expected
 
 
+@pytest.mark.parametrize("sql, headings, rows", [
+    ("SELECT * FROM emp START WITH mgr IS NULL CONNECT BY PRIOR id = mgr", ["ID", "NAME", "MGR"],
+     [(1, "King", None), (2, "Jones", 1)]),
+    ("SELECT * FROM dual CONNECT BY LEVEL <= 2", ["DUMMY"], [("X",), ("X",)]),
+    ("SELECT LEVEL, dummy FROM dual d CONNECT BY LEVEL <= 3", ["LEVEL", "DUMMY"], [(1, "X"), (2, "X")]),
+    ("SELECT LEVEL, SYS_CONNECT_BY_PATH(name, '/'), CONNECT_BY_ROOT name FROM emp START WITH mgr IS NULL "
+     "CONNECT BY PRIOR id = mgr", ["LEVEL", "SYS_CONNECT_BY_PATH(NAME,'/')", "CONNECT_BY_ROOTNAME"],
+     [(1, "/King", "King"), (2, "/King/Jones", "King")]),
+], ids=["star_hierarchy", "star_generator", "generator_headings", "hierarchy_headings"])
+def test_columns_and_headings_are_the_query_s_own(cur, sql, headings, rows):
+    """The rewrite's own columns (ROWID, level, path key) never show; headings are the projections as written."""
+    cur.execute(sql)
+    assert [d[0] for d in cur.description] == headings
+    assert cur.fetchall()[:2] == rows
+
+
 def test_a_generator_that_never_stops_is_ora_30009(cur, monkeypatch):
     monkeypatch.setattr(hierarchy, "MAX_LEVELS", 50)
     assert run(cur, "SELECT COUNT(*) FROM dual CONNECT BY 1 = 1") == "ORA-30009"

@@ -19,6 +19,7 @@ source) raises ORA-03001 naming it.
 """
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 from sqlglot import exp
@@ -69,9 +70,11 @@ def _replace_own(select: exp.Select, match: Callable[[exp.Expression], exp.Expre
             node.replace(replacement)
 
 
-def rewrite(select: exp.Select, is_table: Callable[[str], bool], has_column: Callable[[str, str], bool]) -> exp.Select:
+def rewrite(select: exp.Select, is_table: Callable[[str], bool], has_column: Callable[[str, str], bool],
+            heading: Callable[[exp.Expression], str] = lambda p: p.sql()) -> exp.Select:
     """The query block without its CONNECT BY: the row generator or the hierarchy, as described above.
-    ``is_table(name)``: a base table of the catalog; ``has_column(table, name)``: that table has the column."""
+    ``is_table(name)``: a base table of the catalog; ``has_column(table, name)``: that table has the column;
+    ``heading(projection)``: the column heading Oracle gives it (kept for the projections the rewrite replaces)."""
     connect = select.args["connect"]
     if select.args.get("joins"):
         raise _unsupported("CONNECT BY over a join")
@@ -86,6 +89,12 @@ def rewrite(select: exp.Select, is_table: Callable[[str], bool], has_column: Cal
     if not isinstance(source, exp.Table) or isinstance(source.this, exp.Func):
         raise _unsupported("CONNECT BY over a subquery or table function")
     select.set("connect", None)
+    select.set("expressions", [exp.alias_(p, re.sub(r"\s+", "", heading(p)).upper(), quoted=True)
+                               if not isinstance(p, exp.Alias) and _hierarchical(p) else p
+                               for p in select.expressions])
+    # `SELECT *` means the source's columns, not the ones the rewrite joins in
+    select.set("expressions", [exp.Column(this=exp.Star(), table=exp.to_identifier(source.alias_or_name))
+                               if isinstance(p, exp.Star) else p for p in select.expressions])
     if not list(connect.args["connect"].find_all(exp.Prior)):
         if source.name.upper() != "DUAL" or source.args.get("db") is not None:
             raise _unsupported("CONNECT BY without PRIOR over a table other than DUAL")
@@ -93,6 +102,20 @@ def rewrite(select: exp.Select, is_table: Callable[[str], bool], has_column: Cal
     if not is_table(source.name):
         raise _unsupported("CONNECT BY over a view or WITH query")
     return _hierarchy(select, connect, source, has_column)
+
+
+def _hierarchical(node: exp.Expression) -> bool:
+    """Whether a projection uses what the rewrite replaces (LEVEL, SYS_CONNECT_BY_PATH, CONNECT_BY_ROOT, ...)."""
+    return any(_is_pseudo(n, "LEVEL") or _is_pseudo(n, "CONNECT_BY_ISLEAF") or isinstance(n, exp.ConnectByRoot)
+               or isinstance(n, exp.Anonymous) and n.name.upper() == "SYS_CONNECT_BY_PATH" for n in node.walk())
+
+
+def _in_hierarchical_order(select: exp.Select, key: exp.Expression) -> None:
+    """Without ORDER BY (and without grouping), rows come in hierarchical order (SQLRF "Hierarchical Queries":
+    ORDER BY or GROUP BY "will override the hierarchical order of the CONNECT BY results")."""
+    if select.args.get("order") is None and select.args.get("group") is None and not any(
+            p.find(exp.AggFunc) for p in select.expressions) and not select.args.get("distinct"):
+        select.set("order", exp.Order(expressions=[exp.Ordered(this=key)]))
 
 
 def _level_in(condition: exp.Expression, level: exp.Expression) -> exp.Expression:
@@ -113,8 +136,9 @@ def _generator(select: exp.Select, connect: exp.Connect) -> exp.Select:
     step = exp.select(exp.alias_(nxt, "LVL", quoted=True)).from_(exp.to_table(f'"{H}"')).where(
         exp.and_(_level_in(connect.args["connect"], nxt), guard))
     levels = _recursive(["LVL"], exp.union(anchor, step, distinct=False), exp.select(lvl.copy()))
-    select.set("from_", exp.From(this=exp.Subquery(this=levels, alias=exp.TableAlias(this=_ident(CB)))))
+    select.join(exp.Subquery(this=levels, alias=exp.TableAlias(this=_ident(CB))), join_type="CROSS", copy=False)
     _replace_own(select, lambda n: _col("LVL", CB) if _is_pseudo(n, "LEVEL") else None)
+    _in_hierarchical_order(select, _col("LVL", CB))
     return select
 
 
@@ -199,9 +223,7 @@ def _hierarchy(select: exp.Select, connect: exp.Connect, source: exp.Table,
                         exp.select(*[_col(n) for n in names]))
     select.join(exp.Subquery(this=levels, alias=exp.TableAlias(this=_ident(CB))),
                 on=exp.EQ(this=exp.column("ROWID", table=alias), expression=_col("RID", CB)), copy=False)
-    if select.args.get("order") is None and select.args.get("group") is None and not any(
-            p.find(exp.AggFunc) for p in select.expressions):
-        select.set("order", exp.Order(expressions=[exp.Ordered(this=_col("KEY", CB))]))
+    _in_hierarchical_order(select, _col("KEY", CB))
     return select
 
 

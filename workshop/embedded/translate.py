@@ -316,7 +316,7 @@ class Translator:
                 scope.ctes[cte.alias_or_name] = cte.this
         if node.args.get("connect") is not None:
             node = hierarchy.rewrite(node, lambda name: self.catalog.table(name) is not None,
-                                     lambda table, column: self._table_has_column(table, column))
+                                     lambda table, column: self._table_has_column(table, column), _heading)
         node.set("locks", None)
         # FROM / JOIN sources first: they define the scope.
         from_ = node.args.get("from_")
