@@ -774,6 +774,9 @@ class Translator:
         if name == "NVL":
             return exp.Coalesce(this=args[0], expressions=[self._nvl_operand(args[0], args[1], scope)]
                                 if len(args) == 2 else args[1:])
+        if name == "NVL2" and len(args) == 3:
+            # SQLRF "NVL2": expr3 is converted to the data type of expr2 (as NVL converts expr2 to expr1's)
+            return _ora("ORA_NVL2", args[0], args[1], self._nvl_operand(args[1], args[2], scope))
         names = self.catalog.names
         if name in names.functions:
             return _ora(names.functions[name][0], *args)
@@ -1315,6 +1318,17 @@ def _datetime_bind(node: exp.Expression, kind: str | None, target: str) -> exp.E
     return _ora("ORA_CAST_DATE" if target == "DATE" else "ORA_CAST_TIMESTAMP", node)
 
 
+def _nullif(tr: Translator, node: exp.Nullif, scope: Scope) -> exp.Expression:
+    """NULLIF(expr1, expr2): SQLRF "NULLIF": "If both arguments are numeric data types, Oracle Database determines
+    the argument with the higher numeric precedence ... If the arguments are not numeric, then they must be of the
+    same data type, or Oracle returns an error" (ORA-00932; SQLite would compare 1 with '1' and answer 1)."""
+    kinds = [tr.infer_type(a, scope) for a in (node.this, node.expression)]
+    groups = [_type_group(k) for k in kinds]
+    if all(groups) and groups[0] != groups[1]:
+        raise errors.EngineError(932, f"inconsistent datatypes: expected {kinds[0]} got {kinds[1]}")
+    return node
+
+
 def _is_scalar_subquery(node: exp.Subquery) -> bool:
     """A subquery used as a value (a select-list item, an operand, a function argument)."""
     parent = node.parent
@@ -1480,6 +1494,7 @@ NODE_REWRITES: dict[type, Callable[[Translator, Any, Scope], exp.Expression]] = 
     exp.Window: _window,
     exp.Case: _case,
     exp.Coalesce: _coalesce,
+    exp.Nullif: _nullif,
     exp.Lock: _unchanged,
     exp.DateStrToDate: _date_literal,
     exp.StrToTime: _timestamp_literal,
