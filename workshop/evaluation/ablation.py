@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from workshop.pipeline import security
-from workshop.pipeline.query import understand_query
+from workshop.pipeline import routing, security
+from workshop.pipeline.query import ALL_COLLECTIONS, understand_query
 
 from . import bootstrap, metrics
 from .strategies import DEPTH, EVAL_USER, STRATEGIES
@@ -31,23 +31,38 @@ TRAP_DEPTH = 10
 
 
 def run_strategies(conn, queries: Sequence[Mapping[str, Any]], strategies: Iterable[str] = tuple(STRATEGIES), *,
-                   depth: int = DEPTH, progress: Callable[[Iterable], Iterable] | None = None) -> pd.DataFrame:
-    """One row per (strategy, query): the ranked ids, the latency in ms, and whether it was the warm-up call.
+                   depth: int = DEPTH, progress: Callable[[Iterable], Iterable] | None = None,
+                   understand: Callable[[str], dict] = understand_query,
+                   min_candidates: int | None = routing.MIN_CANDIDATES) -> pd.DataFrame:
+    """One row per (strategy, query): the ranked ids, the latency in ms, whether it was the warm-up call, and
+    the routing decision of stage 2 (`routing.route_collections` with `min_candidates`; None = no routing, every
+    collection).
 
     Each question runs in its tenant (RLS) and as its user: `user_id` when the record has one (the
-    user-scope questions of golden set version 2), otherwise `EVAL_USER`, who owns no private document."""
+    user-scope questions of golden set version 2), otherwise `EVAL_USER`, who owns no private document.
+    The plan of a question is made once and shared by every strategy (stage 1 and routing are not timed)."""
     rows = []
     before = security.current_tenant(conn)
+    plans: dict[str, dict] = {}
     try:
         for name in strategies:
             run = STRATEGIES[name]
             for i, q in enumerate(progress(queries) if progress else queries):
                 security.set_tenant(conn, q["tenant"])
-                plan = understand_query(q["query"])
+                user = q.get("user_id") or EVAL_USER
+                if q["query_id"] not in plans:
+                    plan = understand(q["query"])
+                    if min_candidates is None:
+                        plan = {**plan, "collections": list(ALL_COLLECTIONS), "routing": {"decision": "off"}}
+                    else:
+                        plan = routing.route_collections(conn, plan, user_id=user, minimum=min_candidates)
+                    plans[q["query_id"]] = plan
+                plan = plans[q["query_id"]]
                 start = time.perf_counter()
-                ranked = run(conn, plan, user_id=q.get("user_id") or EVAL_USER, depth=depth)
+                ranked = run(conn, plan, user_id=user, depth=depth)
                 elapsed = (time.perf_counter() - start) * 1000
                 rows.append({"strategy": name, "query_id": q["query_id"], "intent": q["intent"],
+                             "split": q.get("split"), "routing": plan["routing"]["decision"],
                              "ranked": ranked, "latency_ms": elapsed, "warm_up": i == 0})
     finally:
         security.set_tenant(conn, before)
