@@ -61,12 +61,11 @@ class Towers:
     def encode(self, side: str, text: str) -> tuple[np.ndarray, np.ndarray]:
         key = (side, text)
         if key not in self._cache:
-            tower = self.late.plan.query if side == "q" else self.late.plan.passage
-            stage = self.late._stages[id(tower)]
-            ids = stage.run([tower.inputs[0]], {tower.text: np.array([text], dtype=object)})[0][0]
-            states = self.late.states(tower, [text])[0].astype(np.float64)
-            norms = np.linalg.norm(states, axis=1, keepdims=True)     # the query tower weights its unit states
-            self._cache[key] = (ids, np.divide(states, norms, out=np.zeros_like(states), where=norms > 0))
+            # Both sides through the passage tower: the same encoder and truncation as the query tower, without
+            # the query tower's weights (which zero [CLS]/[SEP]), so every variant sees the unit states.
+            tower = self.late.plan.passage
+            ids = self.ids(text)
+            self._cache[key] = (ids, self.late.states(tower, [text])[0].astype(np.float64))
         return self._cache[key]
 
 
