@@ -40,6 +40,9 @@ ENTITY_CASES = [
     pytest.param("Photocopied forms: how are they searched?", [], ["Photocopied"], id="sentence-initial-unknown-word"),
     pytest.param("Distilling long chats: what gets kept?", [], ["Distilling"], id="sentence-initial-Distilling"),
     pytest.param("Compare keyword and vector search.", [], ["Compare", "Keyword"], id="capitalised-common-words"),
+    pytest.param("What does the paper say about it?", [], ["say"], id="rare-in-corpus-but-a-general-word"),
+    pytest.param("how does langchain store memories?", ["langchain"], [], id="rare-and-outside-the-vocabulary"),
+    pytest.param("Does it run on pgvector?", [], ["pgvector"], id="a-word-the-corpus-never-uses"),
 ]
 
 
@@ -67,6 +70,7 @@ def test_rarity_comes_from_the_corpus_document_frequencies():
     assert stats.document_frequency("time-to-live") == 1 and is_rare("time-to-live")
     assert stats.document_frequency("memory") > 0.03 * stats.chunks and not is_rare("memory")
     assert stats.document_frequency("photocopied") == 0 and not is_rare("photocopied")   # names nothing here
+    assert stats.document_frequency("say") <= 0.03 * stats.chunks and not is_rare("say")  # a general English word
 
 
 @pytest.mark.parametrize("title, name", [

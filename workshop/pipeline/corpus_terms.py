@@ -53,6 +53,17 @@ def title_name(title: str) -> str | None:
 
 
 @lru_cache(maxsize=1)
+def general_vocabulary() -> frozenset[str]:
+    """The whole words of the embedding model's word-piece vocabulary (all-MiniLM-L6-v2's `vocab.txt`, about
+    30,000 pieces): words common enough in general English to have a piece of their own. "say" and "mean" are
+    in it; "memkeeper", "pgvector" and "oraclevs" are not. A word rare in a 238-chunk corpus is often just
+    an ordinary word; rare there *and* outside this list, it is a name."""
+    from workshop.models.embedding_model import minilm_folder
+    lines = (minilm_folder() / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    return frozenset(p for p in lines if not p.startswith(("##", "[")))
+
+
+@lru_cache(maxsize=1)
 def term_statistics() -> TermStatistics:
     """The statistics of part 05's knowledge-base text (corpus chunks plus authored rows), computed once."""
     texts = [c["text"] for c in load_chunks()] + [c["content"] for c in load_kb_chunks()]

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from workshop.retrieval import escape_braces
 from workshop.retrieval.keywords import MAX_QUERY_BYTES, split_terms
 
-from .corpus_terms import TermStatistics, term_statistics, tokens
+from .corpus_terms import TermStatistics, general_vocabulary, term_statistics, tokens
 
 #: concept stem -> paraphrases the corpus uses for it.
 THESAURUS: dict[str, tuple[str, ...]] = {
@@ -82,9 +82,13 @@ def is_identifier(term: str) -> bool:
 
 
 def is_rare(term: str, stats: TermStatistics | None = None) -> bool:
-    """In at least one chunk of the knowledge base and in at most RARE_SHARE of them."""
+    """In at least one chunk of the knowledge base and in at most RARE_SHARE of them, and, for a single word,
+    not a whole word of the embedding model's general vocabulary (a small corpus makes "say" rare too)."""
     stats = stats or term_statistics()
-    return 1 <= stats.document_frequency(term) <= max(1, int(RARE_SHARE * stats.chunks))
+    if not 1 <= stats.document_frequency(term) <= max(1, int(RARE_SHARE * stats.chunks)):
+        return False
+    words = tokens(term)
+    return len(words) > 1 or words[0] not in general_vocabulary()
 
 
 def known_names(stats: TermStatistics | None = None) -> tuple[str, ...]:
