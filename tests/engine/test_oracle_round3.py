@@ -220,3 +220,13 @@ def test_names_differing_only_in_case_or_namespace(tmp_path, statements, outcome
     got = code_of(cur, statements[-1])
     assert (f"ORA-{got:05d}" if got else None) == outcome
     conn.close()
+
+
+def test_nextval_in_a_query_holds_no_lock(two):
+    """A sequence is not transactional: SELECT s.NEXTVAL leaves the session without a transaction."""
+    a, b = two
+    a.cursor().execute("CREATE SEQUENCE s")
+    assert a.cursor().execute("SELECT s.NEXTVAL FROM dual").fetchone() == (1,)
+    b.cursor().execute("INSERT INTO t VALUES (1)")
+    b.commit()
+    assert a.cursor().execute("SELECT s.NEXTVAL, s.CURRVAL FROM dual").fetchone() == (2, 2)

@@ -467,9 +467,15 @@ class Engine:
     def _nextval(self, name: str) -> int:
         if self.readonly:
             readonly_rules.refuse_sequence(name)
-        self.begin_write()
-        row = self.db.execute('UPDATE "ORA$SEQUENCES" SET last_number = last_number + increment_by '
-                              'WHERE sequence_name = ? RETURNING last_number', (name,)).fetchone()
+        # A sequence is not transactional (SQLRF "CREATE SEQUENCE": numbers are generated independently of
+        # tables and transactions): outside a transaction the increment commits on its own, so a SELECT of NEXTVAL
+        # leaves the session without the write lock. Inside one it is part of it (rolled back with it: a difference).
+        update = ('UPDATE "ORA$SEQUENCES" SET last_number = last_number + increment_by '
+                  'WHERE sequence_name = ? RETURNING last_number')
+        if self.in_txn:
+            row = self.db.execute(update, (name,)).fetchone()
+        else:
+            row = self._run_with_retry(lambda: self.db.execute(update, (name,)).fetchall())[0]
         if not hasattr(self, "_currval"):
             self._currval = {}
         self._currval[name] = row[0]
