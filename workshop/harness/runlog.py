@@ -72,7 +72,7 @@ _SECRET_VALUES = [
     re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s/:@]+:[^\s/@]+@"),                     # scheme://user:password@
     re.compile(r"\b[A-Za-z][\w$#]*/[^\s/@'\"]+@[\w.\-:/]+"),                          # user/password@dsn
     re.compile(r"(?i)\b(password|passwd|pwd|passphrase|secret|api[_-]?key|token|access[_-]?key|private[_-]?key|"
-               r"client[_-]?secret)[\"']?\s*[:=]\s*[\"']?[^\s\"',;}]+"),                 # key=value, "key": "value"
+               r"client[_-]?secret)[\\\"']{0,3}\s*[:=]\s*[\\\"']{0,3}[^\s\\\"',;}]+"),   # key=value, "key": "value"
 ]
 
 
