@@ -45,3 +45,14 @@ def running_runs(conn) -> list[str]:
     with conn.cursor() as cur:
         cur.execute("SELECT run_id FROM agent_runs WHERE status = 'running' ORDER BY run_id")
         return [r[0] for r in cur.fetchall()]
+
+
+class NoMemory:
+    """Remembers nothing, retrieves nothing: the graph's memory nodes with nothing in them (the graph only calls
+    `assemble` and `write_back`; part 03's memory is not what these files attack)."""
+
+    def assemble(self, question: str, thread_id: str) -> dict:
+        return {"context": [], "memory": {}, "retrieved": []}
+
+    def write_back(self, state: dict) -> dict:
+        return {}

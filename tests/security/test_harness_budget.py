@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.security.harness_support import pair, run_status, small_db  # noqa: F401 - fixtures
+from tests.security.harness_support import NoMemory, pair, run_status, small_db  # noqa: F401 - fixtures
 from workshop.harness.budget import Budget
 from workshop.harness.graph import build_agent_graph
 from workshop.memory.tokens import estimate_tokens
@@ -18,16 +18,6 @@ from workshop.harness.runner import Call, Harness, ScriptedPlanner
 
 TEXT = "x" * 400                       # estimate_tokens: 100
 COST = estimate_tokens(TEXT)
-
-
-class NoMemory:
-    """Remembers nothing, retrieves nothing: the graph's memory nodes with nothing in them."""
-
-    def assemble(self, question: str, thread_id: str) -> dict:
-        return {"context": [], "memory": {}, "retrieved": []}
-
-    def write_back(self, state: dict) -> dict:
-        return {}
 
 
 class Probe:

@@ -13,7 +13,7 @@ import json
 import oracledb
 import pytest
 
-from tests.security.harness_support import pair, run_status, running_runs, small_db  # noqa: F401 - fixtures
+from tests.security.harness_support import NoMemory, pair, run_status, running_runs, small_db  # noqa: F401
 from workshop.harness.budget import Budget
 from workshop.harness.runlog import read_events
 from workshop.harness.runner import Answer, Call, Harness, ScriptedPlanner
@@ -206,3 +206,33 @@ def test_a_tool_output_with_keys_json_cannot_sort_is_still_recorded(pair):
     result = harness.run("mixed", ScriptedPlanner([[Call("mixed", {})], Answer("done")]))
     outputs = [e["outputs"] for e in read_events(rw, result.run_id) if e["kind"] == "TOOL"]
     assert json.loads(outputs[0])["1"] == "one" and result.status == "completed"
+
+
+@pytest.mark.parametrize("error, status", [(RuntimeError("planner bug"), "failed"), (KeyboardInterrupt(), "interrupted")],
+                         ids=["runtime-error", "keyboard-interrupt"])
+def test_a_graph_run_whose_planner_raises_ends_in_a_final_status(pair, error, status):
+    from workshop.harness.graph import build_agent_graph
+    rw, ro = pair
+    harness = Harness(ro, rw, allowed=["echo"], tools={"echo": Echo()})
+    before = set(running_runs(rw))
+    with pytest.raises(type(error)):
+        build_agent_graph(harness, Exploding(error, after=1), NoMemory()).invoke(
+            {"question": "explode", "thread_id": "graph-explode"})
+    new = set(running_runs(rw)) - before
+    assert not new
+    with rw.cursor() as cur:
+        cur.execute("SELECT status FROM agent_runs WHERE planner = 'exploding planner' ORDER BY started_at DESC, "
+                    "run_id FETCH FIRST 1 ROWS ONLY")
+        assert cur.fetchone()[0] == status
+
+
+@pytest.mark.parametrize("call, status", [(c, s) for _, c, s in HOSTILE_CALLS[:12]], ids=[i for i, *_ in HOSTILE_CALLS[:12]])
+def test_a_hostile_call_in_the_graph_is_refused_and_the_run_completes(pair, call, status):
+    from workshop.harness.graph import build_agent_graph
+    rw, ro = pair
+    toolset = tools()
+    harness = Harness(ro, rw, allowed=list(toolset), tools=toolset)
+    final = build_agent_graph(harness, ScriptedPlanner([[call], [Call("echo", {"n": 1})], Answer("done")]),
+                              NoMemory()).invoke({"question": "hostile", "thread_id": "graph-hostile"})
+    assert [o["status"] for o in final["observations"]] == [status, "success"]
+    assert final["status"] == "completed" and run_status(rw, final["run_id"]) == "completed"
