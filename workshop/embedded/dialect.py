@@ -84,8 +84,11 @@ class OracleX(Oracle):
 
     class Parser(Oracle.Parser):
         COLON_PLACEHOLDER_TOKENS = Oracle.Parser.COLON_PLACEHOLDER_TOKENS | {TokenType.NUMBER}
+        FUNC_TOKENS = Oracle.Parser.FUNC_TOKENS | {TokenType.SYSTIMESTAMP}
 
-        FUNCTIONS = {**Oracle.Parser.FUNCTIONS, **{name: _plain_call(name) for name in ORACLE_CALLS}}
+        FUNCTIONS = {**Oracle.Parser.FUNCTIONS, **{name: _plain_call(name) for name in ORACLE_CALLS},
+                     # SYSTIMESTAMP(p), as LOCALTIMESTAMP(p) / CURRENT_TIMESTAMP(p) (sqlglot knows only the bare word)
+                     "SYSTIMESTAMP": lambda args: exp.Systimestamp(this=args[0] if args else None)}
 
         FUNCTION_PARSERS = {
             **Oracle.Parser.FUNCTION_PARSERS,
@@ -202,4 +205,9 @@ def normalise_for_parser(sql: str) -> str:
 
 
 def parse(sql: str) -> exp.Expression:
-    return sqlglot.parse_one(normalise_for_parser(sql), dialect=OracleX)
+    """The statement's parse tree. Comments (hints included) are dropped first, each replaced by a space as
+    Oracle reads it: a comment is a comment. Kept, sqlglot would attach them to nodes (and print them in a
+    column heading) and fill `Expression.meta` from any comment containing `sqlglot.meta`; the engine's own
+    marks live under keys no text can write (markers.Mark), this makes sure no text reaches meta at all."""
+    from .lexing import strip_comments
+    return sqlglot.parse_one(normalise_for_parser(strip_comments(sql)), dialect=OracleX)

@@ -22,6 +22,8 @@ from typing import Any
 
 import oracledb
 
+from workshop import oracle_grants
+from workshop.oracle_grants import share_with_reader
 from workshop.pipeline import security
 
 from .reports import ReportTool, bounded_int
@@ -96,6 +98,7 @@ def create_case_table(conn: oracledb.Connection) -> None:
                             "VALUES (:1, :2, :3, :4)", [c for c in CASES if c[0] == tenant])
         security.set_tenant(conn, None)
     conn.commit()
+    share_with_reader(conn, [CASES_TABLE, oracle_grants.CONTEXT_PACKAGE])    # Oracle: the tools' read-only user
 
 
 def bind_identity(conn: oracledb.Connection, tenant: str) -> None:

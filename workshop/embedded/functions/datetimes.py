@@ -148,9 +148,9 @@ def current_date() -> str:
     return date_text(_dt.datetime.now())
 
 
-def systimestamp() -> str:
-    """SYSTIMESTAMP: local time with its UTC offset."""
-    return timestamp_text(_dt.datetime.now().astimezone(), with_tz=True)
+def systimestamp(precision: object = None) -> str:
+    """SYSTIMESTAMP[(p)]: local time with its UTC offset, p fractional digits (6 by default)."""
+    return timestamp_text(_cut(_dt.datetime.now().astimezone(), _precision(precision)), with_tz=True)
 
 
 def sys_extract_utc(value: object) -> str | None:
