@@ -77,3 +77,22 @@ def test_many_calls_proposed_in_one_round_stop_at_the_cap(pair):
     harness = Harness(ro, rw, allowed=["probe"], tools={"probe": probe}, budget=lambda: Budget(max_tool_calls=3))
     result = harness.run("burst", ScriptedPlanner([[Call("probe", {})] * 100]))
     assert probe.runs == 3 and result.status == "budget_exhausted"
+
+
+@pytest.mark.parametrize("proposal", [Call("write_query", {}), Call(None, {}), Call("probe", None)],  # type: ignore[arg-type]
+                         ids=["not-allowlisted", "no-name", "bad-arguments"])
+def test_a_flood_of_refused_proposals_ends_the_run(pair, proposal):
+    """Refused proposals run nothing and cost no tool call, but 1000 of them in one round must not write 1000
+    events: the run ends at max_refused_calls, in the run loop and in the graph alike."""
+    from workshop.harness.runlog import read_events
+    rw, ro = pair
+    probe = Probe("ok")
+    harness = Harness(ro, rw, allowed=["probe"], tools={"probe": probe},
+                      budget=lambda: Budget(max_refused_calls=5))
+    result = harness.run("flood", ScriptedPlanner([[proposal] * 1000]))
+    final = build_agent_graph(harness, ScriptedPlanner([[proposal] * 1000]), NoMemory()).invoke(
+        {"question": "flood", "thread_id": "flood"})
+    for run_id, status in ((result.run_id, result.status), (final["run_id"], final["status"])):
+        tool_events = [e for e in read_events(rw, run_id) if e["kind"] == "TOOL"]
+        assert status == "budget_exhausted" and len(tool_events) == 5
+    assert probe.runs == 0
