@@ -236,3 +236,33 @@ def test_a_hostile_call_in_the_graph_is_refused_and_the_run_completes(pair, call
                               NoMemory()).invoke({"question": "hostile", "thread_id": "graph-hostile"})
     assert [o["status"] for o in final["observations"]] == [status, "success"]
     assert final["status"] == "completed" and run_status(rw, final["run_id"]) == "completed"
+
+
+#: (id, the model's tool_calls entry, the status the harness gives it)
+MODEL_CALLS = [
+    ("arguments-not-json", {"function": {"name": "echo", "arguments": "{not json"}}, "invalid"),
+    ("arguments-a-list", {"function": {"name": "echo", "arguments": "[1, 2]"}}, "invalid"),
+    ("arguments-a-number", {"function": {"name": "echo", "arguments": 5}}, "invalid"),
+    ("no-function", {"type": "function"}, "denied"),
+    ("function-a-string", {"function": "echo"}, "denied"),
+    ("name-missing", {"function": {"arguments": "{}"}}, "denied"),
+    ("name-not-listed", {"function": {"name": "drop_everything", "arguments": "{}"}}, "denied"),
+    ("not-a-dict", "echo()", "denied"),
+]
+
+
+@pytest.mark.parametrize("tool_call, status", [(c, s) for _, c, s in MODEL_CALLS], ids=[i for i, *_ in MODEL_CALLS])
+def test_a_malformed_call_from_a_chat_model_is_refused_not_a_crash(pair, tool_call, status):
+    import io
+
+    from workshop.harness.chat import ChatPlanner
+    replies = [{"tool_calls": [tool_call]}, {"content": "done"}]
+
+    def endpoint(request, timeout):
+        return io.BytesIO(json.dumps({"choices": [{"message": replies.pop(0)}]}).encode())
+    rw, ro = pair
+    echo = Echo()
+    harness = Harness(ro, rw, allowed=["echo"], tools={"echo": echo})
+    result = harness.run("hi", ChatPlanner("http://fake/v1", "m", [], opener=endpoint))
+    assert [e["status"] for e in read_events(rw, result.run_id) if e["kind"] == "TOOL"] == [status]
+    assert echo.runs == 0 and result.status == "completed"
