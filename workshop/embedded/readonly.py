@@ -96,13 +96,5 @@ def authorizer(action: int, arg1, arg2, database, source) -> int:
     return sqlite3.SQLITE_OK
 
 
-#: SQLite's eponymous virtual tables the engine's SQL uses. The first use on a connection declares the table, and
-#: SQLite asks the authorizer for UPDATE on sqlite_master's columns while it does (nothing is written): the
-#: authorizer would refuse it and the statement fail with "vtable constructor failed". Declared before it is set.
-_EPONYMOUS_TABLES = ("json_each", "json_tree")
-
-
 def install(db: sqlite3.Connection) -> None:
-    for table in _EPONYMOUS_TABLES:
-        db.execute(f"SELECT 1 FROM {table}('[]')").fetchall()
     db.set_authorizer(authorizer)
