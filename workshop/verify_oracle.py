@@ -436,6 +436,37 @@ def private_policy_function(conn) -> list[Step]:
         _drop_quietly(conn, PRIVATE_CLEANUP)
 
 
+# --------------------------------------------------------------------------- 11b the harness's clock and time limit
+def harness_limits(conn) -> list[Step]:
+    """Part 07's approvals and query_finance (issue 19): (1) an approval's expiry compared in UTC on both sides
+    (SYS_EXTRACT_UTC) holds in any session time zone, while a TIMESTAMP compared with SYSTIMESTAMP is converted in
+    the session time zone (what the old comparison depended on: recorded, not required); (2) call_timeout ends
+    a long query with DPY-4024 and the session stays usable."""
+    s = "11b harness limits"
+    steps = []
+    stored = "CAST(SYS_EXTRACT_UTC(SYSTIMESTAMP) + NUMTODSINTERVAL(900, 'SECOND') AS TIMESTAMP)"
+    try:
+        for zone in ("+14:00", "-08:00"):
+            _execute(conn, f"ALTER SESSION SET TIME_ZONE = '{zone}'")
+            utc = scalar(conn, f"SELECT CASE WHEN {stored} > SYS_EXTRACT_UTC(SYSTIMESTAMP) THEN 1 ELSE 0 END FROM dual")
+            old = scalar(conn, f"SELECT CASE WHEN {stored} > SYSTIMESTAMP THEN 1 ELSE 0 END FROM dual")
+            steps.append(_ok(s, f"a fresh approval is unexpired in UTC at session time zone {zone}", utc == 1,
+                             f"UTC comparison {utc}; TIMESTAMP > SYSTIMESTAMP gave {old}"))
+    finally:
+        _drop_quietly(conn, ["ALTER SESSION SET TIME_ZONE = LOCAL"])
+    previous = conn.call_timeout
+    conn.call_timeout = 200
+    try:
+        scalar(conn, "SELECT COUNT(*) FROM all_objects a, all_objects b, all_objects c")
+        steps.append(Step(s, "call_timeout ends a long query with DPY-4024", "FAIL", "the query finished"))
+    except oracledb.Error as exc:
+        steps.append(_ok(s, "call_timeout ends a long query with DPY-4024", "DPY-4024" in str(exc), first_line(exc)))
+    finally:
+        conn.call_timeout = previous
+    steps.append(_ok(s, "the session is usable after the timeout", scalar(conn, "SELECT 1 FROM dual") == 1, "1"))
+    return steps
+
+
 def probe_steps(startup_log: str | None = None) -> tuple[StepFn, ...]:
     """The live probes (workshop.verify_probes imports this module, so it is imported here, when needed)."""
     from . import verify_probes
@@ -499,7 +530,8 @@ def engine_round3(conn) -> list[Step]:
 
 DATABASE_STEPS: tuple[StepFn, ...] = (environment, grants, embedding_model, reranker, stored_embeddings, index_types,
                                       approximate_search, oracle_text, property_graph, driver_semantics,
-                                      row_level_security, private_policy_function, engine_round3)
+                                      row_level_security, private_policy_function, harness_limits,
+                                      engine_round3)
 
 
 def run_steps(conn: oracledb.Connection, steps: tuple[StepFn, ...] = DATABASE_STEPS) -> list[Step]:

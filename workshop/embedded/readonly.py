@@ -88,18 +88,13 @@ _WRITE_ACTIONS = {
 def authorizer(action: int, arg1, arg2, database, source) -> int:
     """SQLite authorizer of a read-only connection: every change to the database file is denied (the statement
     fails to prepare: nothing ran); the session's temporary tables and triggers stay writable."""
+    if action == sqlite3.SQLITE_UPDATE and arg1 == "sqlite_master":
+        return sqlite3.SQLITE_OK      # SQLite's own check while it declares a table-valued function (json_each) on
+        #                               first use; a real schema change arrives as CREATE/DROP/ALTER, denied above
     if action in _WRITE_ACTIONS and database != "temp":
         return sqlite3.SQLITE_DENY
     return sqlite3.SQLITE_OK
 
 
-#: SQLite's eponymous virtual tables the engine's SQL uses. The first use on a connection declares the table, and
-#: SQLite asks the authorizer for UPDATE on sqlite_master's columns while it does (nothing is written): the
-#: authorizer would refuse it and the statement fail with "vtable constructor failed". Declared before it is set.
-_EPONYMOUS_TABLES = ("json_each", "json_tree")
-
-
 def install(db: sqlite3.Connection) -> None:
-    for table in _EPONYMOUS_TABLES:
-        db.execute(f"SELECT 1 FROM {table}('[]')").fetchall()
     db.set_authorizer(authorizer)
