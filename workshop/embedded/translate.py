@@ -1528,6 +1528,7 @@ PASSTHROUGH_NODES: frozenset[type] = frozenset({
 UNSUPPORTED_CONSTRUCTS: dict[type, Callable[[exp.Expression], str] | str] = {
     exp.Pivot: lambda node: "UNPIVOT" if node.args.get("unpivot") else "PIVOT",
     exp.TableSample: "SAMPLE clause",
+    exp.XMLTable: "XMLTABLE",
     exp.MultitableInserts: "INSERT ALL / INSERT FIRST (multitable insert)",
     exp.ConditionalInsert: "INSERT ALL / INSERT FIRST (multitable insert)",
     exp.MatchRecognize: "MATCH_RECOGNIZE",
@@ -1568,7 +1569,7 @@ def check_constructs(tree: exp.Expression) -> exp.Expression:
             # SQL Language Reference, "Database Object Naming Rules": names are 1 to 128 bytes long
             raise errors.EngineError(972, f"identifier is too long (the identifier {str(node.this)[:30]}... exceeds "
                                           f"the maximum length of {MAX_IDENTIFIER_BYTES} bytes)")
-        if not is_translated(type(node)):
+        if type(node) in UNSUPPORTED_CONSTRUCTS or not is_translated(type(node)):
             raise unsupported(construct_name(node))
         if isinstance(node, exp.Column) and node.args.get("join_mark"):
             raise unsupported("Oracle outer join operator (+) (use LEFT / RIGHT OUTER JOIN)")
