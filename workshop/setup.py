@@ -28,6 +28,7 @@ from .models.maxsim_reranker import RERANKER_SHA256
 from .data import finance
 from .models.model_cache import sha256_file
 from .reset import reset_everything
+from .oracle_grants import readonly_user, share_with_reader
 
 #: Rows per UPDATE ... SET embedding = VECTOR_EMBEDDING(...) statement (one progress-bar step each).
 EMBED_BATCH = 32
@@ -525,6 +526,9 @@ def build(conn: oracledb.Connection, *, progress: bool = True,
     b.ensure_similarity(expected_counts()["PAPER_SIMILARITY"])
     b.ensure_indexes()
     b.ensure_graphs()
+    shared = share_with_reader(conn)        # Oracle: what part 07's read-only user reads (idempotent GRANTs)
+    if shared:
+        log(f"read-only user {readonly_user()}: {len(shared)} grants of workshop.oracle_grants.reader_grants held")
     if b.actions:
         b.write_meta({"updated_at": now}, overwrite=["updated_at"])
     return SetupReport(

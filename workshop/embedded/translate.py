@@ -50,6 +50,7 @@ _FUNCTION_TYPES = {
     "REGEXP_INSTR": "NUMBER", "MONTHS_BETWEEN": "NUMBER", "POWER": "NUMBER", "SQRT": "NUMBER",
     "TO_DATE": "DATE", "ADD_MONTHS": "DATE", "LAST_DAY": "DATE", "NEXT_DAY": "DATE",
     "TO_TIMESTAMP": "TIMESTAMP", "TO_TIMESTAMP_TZ": "TIMESTAMP WITH TIME ZONE", "SYS_GUID": "RAW",
+    "SYS_EXTRACT_UTC": "TIMESTAMP",
     "HEXTORAW": "RAW", "STANDARD_HASH": "RAW", "MEDIAN": "NUMBER", "STDDEV": "NUMBER", "VARIANCE": "NUMBER",
     "TO_CLOB": "CLOB", "TO_RAW_IF_TEXT": "RAW",
 }
@@ -125,6 +126,9 @@ class Plan:
     column_specs: list[Column | None] = field(default_factory=list)
     source_binds: list[str] = field(default_factory=list)
     passing_params: set[str] = field(default_factory=set)  # SQLite parameters used in JSON PASSING
+    #: Binds whose datatype the translation asked about (a comparison, arithmetic, CASE, ...): the engine
+    #: translates again with their types (Oracle types a bind from the value python-oracledb sends).
+    typed_binds: set[str] = field(default_factory=set)
 
 
 def bind_param(name: str) -> str:
@@ -236,9 +240,11 @@ def _projection_named(select: exp.Expression, name: str) -> exp.Expression | Non
 class Translator:
     """Translates one statement; the caller caches the resulting Plan by SQL text."""
 
-    def __init__(self, catalog: Catalog, text_index_lookup=None):
+    def __init__(self, catalog: Catalog, text_index_lookup=None, bind_types: dict[str, str | None] | None = None):
         self.catalog = catalog
         self.text_index_lookup = text_index_lookup or (lambda table, column: None)
+        #: Oracle datatype of each bind (values.bind_type), when the engine knows the values.
+        self.bind_types = bind_types or {}
         self.plan = Plan(kind="query", sql="")
         self._slot = 0
 
@@ -723,14 +729,16 @@ class Translator:
         others = node.expressions if isinstance(node, exp.In) else [node.expression]
         if isinstance(node, exp.In) and node.args.get("query") is not None:
             return
-        other_raw = [self.infer_type(o, scope) in raw_types for o in others]
+        other_types = [self.infer_type(o, scope) for o in others]
+        other_raw = [t in raw_types or _is_numeric(t) or _is_datetime(t) for t in other_types]
         if left_raw:
             converted = [o if is_raw else _ora("ORA_TO_RAW_IF_TEXT", o) for o, is_raw in zip(others, other_raw)]
             if isinstance(node, exp.In):
                 node.set("expressions", converted)
             else:
                 node.set("expression", converted[0])
-        elif not isinstance(node, exp.In) and other_raw[0]:
+        elif not isinstance(node, exp.In) and other_types[0] in raw_types and not (
+                _is_numeric(self.infer_type(node.this, scope)) or _is_datetime(self.infer_type(node.this, scope))):
             node.set("this", _ora("ORA_TO_RAW_IF_TEXT", node.this))
 
     def _is_real_column(self, node: exp.Column, scope: Scope) -> bool:
@@ -757,7 +765,8 @@ class Translator:
         if name == "SCORE":
             return self._score(args, scope)
         if name == "NVL":
-            return exp.Coalesce(this=args[0], expressions=args[1:])
+            return exp.Coalesce(this=args[0], expressions=[self._nvl_operand(args[0], args[1], scope)]
+                                if len(args) == 2 else args[1:])
         names = self.catalog.names
         if name in names.functions:
             return _ora(names.functions[name][0], *args)
@@ -768,6 +777,25 @@ class Translator:
         if name.startswith("ORA_"):
             return node
         raise errors.EngineError(904, f'"{name}": invalid identifier')
+
+    def _nvl_operand(self, first: exp.Expression, second: exp.Expression, scope: Scope) -> exp.Expression:
+        """NVL(expr1, expr2) converts expr2 to the datatype of expr1 (SQL Language Reference, "NVL": "If expr1
+        is character data, then Oracle Database converts expr2 to the data type of expr1 ...; if expr1 is numeric,
+        ... implicitly converts the other argument"); SQLite's coalesce would return expr2 as it is, and a NUMBER
+        column would then sort its NULL rows as text."""
+        kind, other = self.infer_type(first, scope), self.infer_type(second, scope)
+        if _is_char(kind) and (_is_numeric(other) or _is_datetime(other)):
+            converted = _ora("ORA_TO_CHAR", second)
+        elif _is_numeric(kind) and _is_char(other):
+            converted = _ora("ORA_TO_NUMBER", second)
+        elif _is_datetime(kind) and _is_char(other):
+            converted = _ora("ORA_TO_DATE" if kind == "DATE" else "ORA_TO_TIMESTAMP", second)
+        elif _is_numeric(kind) and _is_datetime(other) or _is_datetime(kind) and _is_numeric(other):
+            raise errors.EngineError(932, f"inconsistent datatypes: expected {kind} got {other}")
+        else:
+            return second
+        converted.meta["oracle_type"] = "VARCHAR2" if _is_char(kind) else kind
+        return converted
 
     def _package_call(self, node: exp.Dot, scope: Scope) -> exp.Expression:
         package = node.this.name.upper() if isinstance(node.this, (exp.Identifier, exp.Column)) else None
@@ -805,34 +833,61 @@ class Translator:
         if isinstance(node, exp.In):
             if node.args.get("query") is not None:
                 return
-            others = node.expressions
+            left, others = self._coerce_operands(node.this, node.expressions, scope)
+            node.set("this", left)
+            node.set("expressions", others)
+        elif isinstance(node, exp.Between):
+            left, (low, high) = self._coerce_operands(node.this, [node.args["low"], node.args["high"]], scope)
+            node.set("this", left)
+            node.set("low", low)
+            node.set("high", high)
         else:
-            others = [node.expression]
-        left = self.infer_type(node.this, scope)
+            left, (right,) = self._coerce_operands(node.this, [node.expression], scope, pairwise=True)
+            node.set("this", left)
+            node.set("expression", right)
+
+    def _coerce_operands(self, left: exp.Expression, others: list[exp.Expression], scope: Scope,
+                         pairwise: bool = False) -> tuple[exp.Expression, list[exp.Expression]]:
+        """Oracle's implicit conversion between the operands of a comparison (SQL Language Reference, "Data
+        Type Comparison Rules" > "Implicit and Explicit Data Conversion"): character compared with NUMBER is
+        converted to NUMBER, character compared with DATE/TIMESTAMP to that datetime type, in either
+        position; NUMBER compared with DATE is ORA-00932 (no implicit conversion between them).
+        ``pairwise``: a two-operand comparison, where the right side may be the one that decides."""
+        kind = self.infer_type(left, scope)
         kinds = [self.infer_type(o, scope) for o in others]
-        if _is_datetime(left) or not isinstance(node, exp.In) and _is_datetime(kinds[0]):
+        known = [k for k in [kind] + kinds if k is not None]
+        if any(_is_numeric(k) or _is_datetime(k) for k in known) and any(k in ("RAW", "BLOB") for k in known):
+            # the Implicit Type Conversion Matrix converts RAW only to and from character data
+            first = known[0]
+            second = next(k for k in known if (k in ("RAW", "BLOB")) != (first in ("RAW", "BLOB")))
+            raise errors.EngineError(932, f"inconsistent datatypes: expected {first} got {second}")
+        if any(_is_numeric(k) for k in known) and any(_is_datetime(k) for k in known):
+            first = known[0]
+            second = next(k for k in known if _is_numeric(k) != _is_numeric(first))
+            raise errors.EngineError(932, f"inconsistent datatypes: expected {first} got {second}")
+        if _is_datetime(kind):
+            # a datetime bind takes the storage form of the expression it meets (a DATE bind against a TIMESTAMP
+            # column compares as TIMESTAMP; a DATE bind sent as a datetime compares as DATE)
+            others = [_datetime_bind(o, k, kind) for o, k in zip(others, kinds)]
+        elif pairwise and _is_datetime(kinds[0]) and isinstance(left, exp.Placeholder):
+            left = _datetime_bind(left, kind, kinds[0])
+        datetime_target = kind if _is_datetime(kind) else kinds[0] if pairwise and _is_datetime(kinds[0]) else None
+        if datetime_target is None and not pairwise and not _is_datetime(kind) and any(_is_datetime(k) for k in kinds):
+            datetime_target = next(k for k in kinds if _is_datetime(k))
+        if datetime_target is not None:
             # a DATE/TIMESTAMP compared with character: Oracle converts the character side with TO_DATE /
             # TO_TIMESTAMP in the session's format (a malformed string is an error, never a text comparison)
-            target = left if _is_datetime(left) else kinds[0]
-            convert = "ORA_TO_DATE" if target == "DATE" else \
-                "ORA_TO_TIMESTAMP_TZ" if "ZONE" in target else "ORA_TO_TIMESTAMP"
-            if _is_char(left):
-                node.set("this", _ora(convert, node.this))
-            converted = [_ora(convert, o) if _is_char(k) else o for o, k in zip(others, kinds)]
-            if isinstance(node, exp.In):
-                node.set("expressions", converted)
-            else:
-                node.set("expression", converted[0])
-            return
-        if _is_char(left) and any(_is_numeric(k) for k in kinds):
-            node.set("this", _ora("ORA_TO_NUMBER", node.this))
-            left = "NUMBER"
-        if _is_numeric(left):
-            converted = [_ora("ORA_TO_NUMBER", o) if _is_char(k) else o for o, k in zip(others, kinds)]
-            if isinstance(node, exp.In):
-                node.set("expressions", converted)
-            else:
-                node.set("expression", converted[0])
+            convert = "ORA_TO_DATE" if datetime_target == "DATE" else \
+                "ORA_TO_TIMESTAMP_TZ" if "ZONE" in datetime_target else "ORA_TO_TIMESTAMP"
+            if _is_char(kind):
+                left = _ora(convert, left)
+            return left, [_ora(convert, o) if _is_char(k) else o for o, k in zip(others, kinds)]
+        if _is_char(kind) and any(_is_numeric(k) for k in kinds):
+            left = _ora("ORA_TO_NUMBER", left)
+            kind = "NUMBER"
+        if _is_numeric(kind):
+            others = [_ora("ORA_TO_NUMBER", o) if _is_char(k) else o for o, k in zip(others, kinds)]
+        return left, others
 
     def _arithmetic(self, node: exp.Expression, scope: Scope) -> exp.Expression:
         left, right = node.this, node.expression
@@ -1155,7 +1210,11 @@ class Translator:
                 if position < len(node.expressions):
                     return self.infer_type(node.expressions[position], scope)
         if isinstance(node, exp.Placeholder):
-            return None
+            name = node.meta.get("bind_name")
+            if name is None:
+                return None
+            self.plan.typed_binds.add(name)
+            return self.bind_types.get(name)
         if isinstance(node, exp.Subquery):
             select = node.this
             if isinstance(select, exp.Select) and select.expressions:
@@ -1173,7 +1232,9 @@ def _placeholder(tr: Translator, node: exp.Placeholder, scope: Scope) -> exp.Exp
     name = str(node.this).upper()
     if name not in tr.plan.binds:
         tr.plan.binds.append(name)
-    return exp.Placeholder(this=bind_param(name))
+    out = exp.Placeholder(this=bind_param(name))
+    out.meta["bind_name"] = name
+    return out
 
 
 def _literal(tr: Translator, node: exp.Literal, scope: Scope) -> exp.Expression:
@@ -1189,6 +1250,11 @@ def _interval(tr: Translator, node: exp.Interval, scope: Scope) -> exp.Expressio
 
 
 def _comparison(tr: Translator, node: exp.Expression, scope: Scope) -> exp.Expression:
+    if isinstance(node, exp.In) and not node.expressions and not any(
+            node.args.get(k) is not None for k in ("query", "unnest", "field")):
+        # SQL Language Reference, "IN Condition": the expression list holds at least one expr (`IN ()` is a syntax
+        # error, ORA-00936); SQLite would answer "no rows" (langchain-oracledb's OracleVS.delete([]) sends it)
+        raise errors.EngineError(936, "missing expression (an IN list needs at least one value)")
     for operand in [node.this] + (node.expressions if isinstance(node, exp.In) else [node.expression]):
         if operand is not None:
             tr._not_a_comparison_key(operand, scope)
@@ -1216,6 +1282,30 @@ def _case(tr: Translator, node: exp.Case, scope: Scope) -> exp.Expression:
         other = next(g for g in groups if g != groups[0])
         raise errors.EngineError(932, f"inconsistent datatypes: expected {groups[0]} got {other}")
     return node
+
+
+def _coalesce(tr: Translator, node: exp.Coalesce, scope: Scope) -> exp.Expression:
+    """COALESCE(expr, ...) is documented as the CASE expression it abbreviates ("COALESCE(expr1, expr2) is
+    equivalent to CASE WHEN expr1 IS NOT NULL THEN expr1 ELSE expr2 END"), whose results must share a datatype
+    group: NUMBER with character or DATE is ORA-00932 (NVL, translated to coalesce before this, converts instead).
+    The COALESCE page's sentence on "nonnumeric data that can be implicitly converted" leaves character-with-NUMBER
+    unclear: verify_oracle's probe E18-COALESCE records Oracle's answer."""
+    if node.meta.get("nvl"):
+        return node
+    groups = [g for g in (_type_group(tr.infer_type(a, scope)) for a in [node.this, *node.expressions]) if g]
+    if any(g != groups[0] for g in groups):
+        other = next(g for g in groups if g != groups[0])
+        raise errors.EngineError(932, f"inconsistent datatypes: expected {groups[0]} got {other} (COALESCE "
+                                      "arguments of different datatype groups; the documentation is unclear on "
+                                      "character with NUMBER, see verify_oracle probe E18-COALESCE)")
+    return node
+
+
+def _datetime_bind(node: exp.Expression, kind: str | None, target: str) -> exp.Expression:
+    """A DATE-typed bind compared with a datetime expression, in that expression's storage form."""
+    if not isinstance(node, exp.Placeholder) or kind != "DATE":
+        return node
+    return _ora("ORA_CAST_DATE" if target == "DATE" else "ORA_CAST_TIMESTAMP", node)
 
 
 def _is_scalar_subquery(node: exp.Subquery) -> bool:
@@ -1359,6 +1449,7 @@ NODE_REWRITES: dict[type, Callable[[Translator, Any, Scope], exp.Expression]] = 
     exp.Mul: lambda tr, node, scope: tr._numeric_operands(node, scope),
     exp.Neg: lambda tr, node, scope: tr._numeric_operands(node, scope),
     exp.In: _comparison,
+    exp.Between: _comparison,
     exp.Is: _is,
     exp.Not: _not,
     exp.Cast: lambda tr, node, scope: tr._cast(node),
@@ -1369,7 +1460,7 @@ NODE_REWRITES: dict[type, Callable[[Translator, Any, Scope], exp.Expression]] = 
                                                *[a for a in (node.args.get("format"),) if a is not None]),
     exp.DecodeCase: lambda tr, node, scope: _ora("ORA_DECODE", *node.expressions),
     exp.CurrentTimestamp: _current_timestamp,
-    exp.Systimestamp: lambda tr, node, scope: _ora("ORA_SYSTIMESTAMP"),
+    exp.Systimestamp: lambda tr, node, scope: _ora("ORA_SYSTIMESTAMP", *([node.this] if node.this is not None else [])),
     exp.CurrentDate: lambda tr, node, scope: _ora("ORA_CURRENT_DATE"),
     exp.Localtimestamp: lambda tr, node, scope: _ora("ORA_LOCALTIMESTAMP",
                                                      *([node.this] if node.this is not None else [])),
@@ -1381,6 +1472,7 @@ NODE_REWRITES: dict[type, Callable[[Translator, Any, Scope], exp.Expression]] = 
     exp.GroupConcat: lambda tr, node, scope: tr._listagg(node),
     exp.Window: _window,
     exp.Case: _case,
+    exp.Coalesce: _coalesce,
     exp.Lock: _unchanged,
     exp.DateStrToDate: _date_literal,
     exp.StrToTime: _timestamp_literal,
@@ -1401,7 +1493,7 @@ PASSTHROUGH_NODES: frozenset[type] = frozenset({
     exp.Alias, exp.TableAlias, exp.Table, exp.Identifier, exp.Star, exp.Tuple, exp.Paren, exp.Var,
     exp.Null, exp.DataType, exp.DataTypeParam, ModelArg,
     # operators SQLite evaluates as Oracle does
-    exp.Like, exp.Escape, exp.Between,
+    exp.Like, exp.Escape,
     # JSON_TABLE / JSON_OBJECT parts, read by their parent's handler
     exp.JSONColumnDef, exp.JSONKeyValue, exp.JSONSchema,
 })
@@ -1446,6 +1538,7 @@ def check_constructs(tree: exp.Expression) -> exp.Expression:
     the way to SQLite and return a silently different result. Optimizer hints are removed: Oracle
     ignores them, they never change a result."""
     for hint in list(tree.find_all(exp.Hint)):
+        _semantic_hint(tree, hint)
         hint.pop()
     for node in tree.walk():
         if not is_translated(type(node)):
@@ -1455,6 +1548,34 @@ def check_constructs(tree: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Order) and node.args.get("siblings"):
             raise unsupported("ORDER SIBLINGS BY (CONNECT BY)")
     return tree
+
+
+_DUPKEY_HINT = re.compile(r"(?is)\bIGNORE_ROW_ON_DUPKEY_INDEX\s*\(\s*(\"[^\"]+\"|[\w$#]+)\s*,?\s*"
+                          r"(?:\(([^)]*)\)|(\"[^\"]+\"|[\w$#]+))\s*\)")
+
+
+def _semantic_hint(tree: exp.Expression, hint: exp.Hint) -> None:
+    """IGNORE_ROW_ON_DUPKEY_INDEX is the one hint that changes a statement's result (SQL Language Reference,
+    "Comments" > "IGNORE_ROW_ON_DUPKEY_INDEX Hint": "Unlike other hints, ... has a semantic effect"): read from the
+    parsed hint of an INSERT and kept in the tree's meta for the DML translator; in UPDATE or MERGE it is ORA-38917.
+    No other comment or hint reaches the engine's decisions."""
+    text = " ".join(str(e) for e in hint.expressions)
+    match = _DUPKEY_HINT.search(text)
+    if match is None:
+        if re.search(r"(?i)\bIGNORE_ROW_ON_DUPKEY_INDEX\b", text) and hint.parent is tree \
+                and isinstance(tree, exp.Insert):
+            raise errors.EngineError(38913, "Index specified in the index hint is invalid")
+        return
+    if hint.parent is not tree:
+        return
+    if isinstance(tree, (exp.Update, exp.Merge)):
+        raise errors.EngineError(38917, "IGNORE_ROW_ON_DUPKEY_INDEX hint disallowed for this operation")
+    if isinstance(tree, exp.Insert):
+        def name(text: str) -> str:
+            return text[1:-1] if text.startswith('"') else text.upper()
+        columns = [name(c.strip()) for c in match.group(2).split(",")] if match.group(2) is not None else None
+        tree.meta["ignore_row_on_dupkey_index"] = (name(match.group(1)), columns,
+                                                   name(match.group(3)) if match.group(3) else None)
 
 
 def _ora(name: str, *args: exp.Expression) -> exp.Anonymous:
