@@ -430,6 +430,41 @@ def private_policy_function(conn) -> list[Step]:
         _drop_quietly(conn, PRIVATE_CLEANUP)
 
 
+#: (door, PL/SQL block, the error the embedded read-only session raises): each names objects that do not exist,
+#: so a door Oracle did open would change nothing.
+READONLY_DOORS = (
+    ("DBMS_RLS.DROP_POLICY", "BEGIN DBMS_RLS.DROP_POLICY('VO_NONE', 'VO_NONE', 'VO_NONE'); END;", "PLS-00201"),
+    ("DBMS_VECTOR.DROP_ONNX_MODEL", "BEGIN DBMS_VECTOR.DROP_ONNX_MODEL('VO_NO_SUCH_MODEL'); END;", "PLS-00201"),
+    ("DBMS_VECTOR_CHAIN.DROP_PREFERENCE", "BEGIN DBMS_VECTOR_CHAIN.DROP_PREFERENCE('VO_NO_PREF'); END;", "PLS-00201"),
+    ("CTX_DDL.SYNC_INDEX", "BEGIN CTX_DDL.SYNC_INDEX('VO_NO_INDEX'); END;", "PLS-00201"),
+    ("DBMS_DATA_MINING.DROP_MODEL", "BEGIN DBMS_DATA_MINING.DROP_MODEL('VO_NO_SUCH_MODEL'); END;", "ORA-01031"),
+)
+
+
+def readonly_doors(conn) -> list[Step]:
+    """R4: what Oracle's READ-only user (connect(readonly=True)) gets for the PL/SQL doors the embedded read-only
+    session refuses (workshop/embedded/readonly.py). DBMS_DATA_MINING's error is not documented: this records it."""
+    s = "11 row-level security"
+    if is_embedded(conn):
+        return [Step(s, "read-only user's PL/SQL doors", "SKIP", "Oracle only (tests/security checks the engine)")]
+    try:
+        ro = db.connect(readonly=True, retries=1)
+    except (RuntimeError, ConnectionError, oracledb.Error) as exc:
+        return [Step(s, "read-only user's PL/SQL doors", "SKIP", f"no read-only user: {first_line(exc)}")]
+    steps = []
+    try:
+        for door, block, expected in READONLY_DOORS:
+            try:
+                _execute(ro, block)
+                steps.append(Step(s, f"read-only user: {door} refused", "FAIL", "accepted"))
+            except oracledb.DatabaseError as exc:
+                steps.append(_ok(s, f"read-only user: {door} refused ({expected})", expected in str(exc),
+                                 first_line(exc)))
+    finally:
+        ro.close()
+    return steps
+
+
 # --------------------------------------------------------------------------- 12 notebooks
 def notebooks(_conn=None, *, runner: Callable[..., subprocess.CompletedProcess] = subprocess.run) -> list[Step]:
     """Every solution notebook under nbval, in a child pytest with this process's environment (ORACLE_DSN)."""
@@ -444,7 +479,7 @@ def notebooks(_conn=None, *, runner: Callable[..., subprocess.CompletedProcess] 
 
 DATABASE_STEPS: tuple[StepFn, ...] = (environment, grants, embedding_model, reranker, stored_embeddings, index_types,
                                       approximate_search, oracle_text, property_graph, driver_semantics,
-                                      row_level_security, private_policy_function)
+                                      row_level_security, private_policy_function, readonly_doors)
 
 
 def run_steps(conn: oracledb.Connection, steps: tuple[StepFn, ...] = DATABASE_STEPS) -> list[Step]:

@@ -269,3 +269,14 @@ def test_environment_and_grants_on_oracle():
     empty = FakeOracle({"v$version": [("x",)], "product_component_version": [("x",)], "all_users": [(0,)],
                         "v$vector_memory_pool": [(0,)], "v$option": [("FALSE",)]})
     assert [s.status for s in vo.environment(empty)] == ["PASS", "FAIL", "FAIL", "FAIL"]
+
+
+def test_the_readonly_doors_probe_records_what_oracle_raises(monkeypatch, embedded_copy):
+    assert [st.status for st in vo.readonly_doors(embedded_copy)] == ["SKIP"]
+    pls = ora_error(6550, "line 1, column 7:\nPLS-00201: identifier 'X' must be declared")
+    script = [("DBMS_DATA_MINING", ora_error(1031, "insufficient privileges")), ("BEGIN", pls)]
+    monkeypatch.setattr(vo.db, "connect", lambda **kw: FakeOracle(script))
+    oracle = FakeOracle([])
+    assert {st.status for st in vo.readonly_doors(oracle)} == {"PASS"}
+    monkeypatch.setattr(vo.db, "connect", lambda **kw: FakeOracle([("BEGIN", [])]))
+    assert {st.status for st in vo.readonly_doors(oracle)} == {"FAIL"}
