@@ -30,9 +30,11 @@ import oracledb
 
 from workshop.harness.budget import Budget, BudgetExhausted
 from workshop.harness.reports import LOANS_ABOVE_RATE
+from workshop.harness.toolset import ToolsetMismatch
 from workshop.memory.tokens import estimate_tokens
 
 from .framework import RecordingConnection, checkpoint, expect, expect_bound, fail, savepoint
+from .framework.sql import order_by_keys
 
 NOTEBOOK = "07_agent_harness.ipynb"
 
@@ -174,8 +176,13 @@ def check_tool_allowlist(conn: oracledb.Connection, check_toolset: Callable) -> 
             check_toolset(available, allowed)
         except NotImplementedError:
             raise
-        except Exception:  # noqa: BLE001 - the refusal is what we want
+        except ToolsetMismatch:
             continue
+        except Exception as error:  # noqa: BLE001 - refused, but not in a way the harness recognises
+            fail(f"check_toolset refused {name} with {type(error).__name__}, not ToolsetMismatch: the next cell (and the "
+                 "harness) catch ToolsetMismatch to refuse to start, so any other exception crashes them instead",
+                 ("A refusal the harness understands has its own type (section 1, 'fail closed').",
+                  "raise ToolsetMismatch(...) naming the extra and the missing tools."))
         fail(f"check_toolset accepted {name}: the agent would start with authority nobody granted or without a "
              "tool it needs")
     return "exact set accepted; extra, missing and swapped tools refused"
@@ -217,22 +224,13 @@ def _boundary_rate(conn: oracledb.Connection) -> int:
 
 def _ends_with_loan_id(sql: str) -> bool:
     """The statement's last ORDER BY key is LOAN_ID (by name, alias or select-list position): ties on the rate
-    are broken. Read with sqlglot, as Oracle would parse it; an equal result on one database can hide this."""
-    import sqlglot
-    from sqlglot import exp
+    are broken. Read with the engine's Oracle dialect tokenizer (binds such as :1 read as Oracle reads them); an
+    equal result on one database can hide a missing tie-break."""
     try:
-        tree = sqlglot.parse_one(sql, read="oracle")
-    except sqlglot.errors.SqlglotError:
+        keys = order_by_keys(sql)
+    except ValueError:
         return False
-    order = tree.args.get("order") if isinstance(tree, exp.Select) else None
-    if order is None or not order.expressions:
-        return False
-    last = order.expressions[-1].this
-    if isinstance(last, exp.Literal) and not last.is_string:
-        items = tree.expressions
-        index = int(last.this) - 1
-        return 0 <= index < len(items) and items[index].alias_or_name.upper() == "LOAN_ID"
-    return isinstance(last, exp.Column) and last.name.upper() == "LOAN_ID"
+    return bool(keys) and keys[-1] == "LOAN_ID"
 
 
 @checkpoint("a governed report tool", hint=REPORT_HINT)
@@ -268,7 +266,13 @@ def check_governed_report(conn: oracledb.Connection, loans_above_rate: Callable)
         odd = next((r for r in rows if not set(REPORT_KEYS) <= set(r)), None)
         expect(odd is None, f"a row has the keys {sorted(map(str, odd or {}))}, expected the lower-case keys "
                f"{list(REPORT_KEYS)} (the agent and the next cell read them by name)",
-               "names = [d[0].lower() for d in cur.description]")
+               ("Rows as dicts keyed by the column names in lower case (cur.description names them).",
+                "names = [d[0].lower() for d in cur.description]"))
+        extra = sorted({str(k) for r in rows for k in r} - set(REPORT_KEYS))
+        expect(not extra, f"the report's rows carry {extra} besides {list(REPORT_KEYS)}: a governed report shows the "
+               "model only the columns it was granted (SELECT * hands it every column of the table)",
+               ("A governed report names its columns; it never selects everything (section 3).",
+                "SELECT loan_id, customer_id, product, rate_bp, status ..."))
         expect(len(recorder.statements) == 1, f"loans_above_rate ran {len(recorder.statements)} statements, "
                                               "expected one fixed statement")
         expect_bound(recorder, {"rate_bp": probe}, "loans_above_rate", hint=REPORT_HINT)
@@ -316,6 +320,8 @@ def _verifier_probes(conn: oracledb.Connection, finding_saved: Callable, run: st
             (run, "CASE-8", False, "a finding another run saved"),
             (other, "CASE-7", False, "a case saved by another run"),
             (run, "CASE-9", False, "a finding nobody saved (the planner only said so)"),
+            (run, "CASE-%", False, "a claimed case 'CASE-%' (a LIKE wildcard, not a case reference)"),
+            (run, "CASE-", False, "a claimed case 'CASE-' (only the start of a saved one)"),
         ]
         calls = []
         for run_id, case_ref, want, what in cases:
@@ -399,9 +405,40 @@ def check_budget(conn: oracledb.Connection, budgeted_call: Callable) -> str:
            f"with {cost // 2} tokens of room left, an output of {cost} was refused but budget.tokens went from "
            f"{3 * cost} to {slack.tokens}: the refused output was half-admitted (charge an output whole, or not at "
            "all)", BUDGET_HINT)
+    _failing_tool_capped(budgeted_call)
     # the next cell: a planner scripted to loop, through the harness, ends budget_exhausted at exactly the cap
     calls = _looping_run(conn, budgeted_call)
     return f"3 calls under a cap of 3, 3 x {cost} tokens in a budget of {3 * cost}; a looping run stopped at {calls}"
+
+
+class _FailingTool(_ProbeTool):
+    """A tool that always raises: a planner retrying it must still hit the tool-call cap."""
+
+    def __call__(self, **arguments: Any) -> str:
+        super().__call__(**arguments)
+        raise RuntimeError("probe tool failure")
+
+
+def _failing_tool_capped(budgeted_call: Callable) -> None:
+    """A call counts when it is made, not when it succeeds: a tool that always fails, retried, stops at the cap."""
+    tool = _FailingTool("")
+    budget = Budget(max_tool_calls=3, max_tokens=10**6)
+    stopped = False
+    for attempt in range(8):
+        try:
+            budgeted_call(budget, tool, {"probe": attempt})
+        except NotImplementedError:
+            raise
+        except BudgetExhausted:
+            stopped = True
+            break
+        except RuntimeError:
+            continue                                  # the tool's own failure: the planner retries
+    expect(stopped and tool.runs <= 3, f"a tool that always fails ran {tool.runs} times under a cap of 3 tool calls"
+           f"{'' if stopped else ' and the cap never stopped it'}: a call is counted when it is made, not when it "
+           "returns (a failing tool retried in a loop is exactly what the cap is for)",
+           ("The cap counts attempts: charge the call before the tool runs (section 4).",
+            "budget.tool_calls += 1 before output = tool(**arguments)."))
 
 
 def _looping_run(conn: oracledb.Connection, budgeted_call: Callable) -> int:

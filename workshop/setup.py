@@ -573,6 +573,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nSet-up stopped: {exc}", file=sys.stderr)
         return 2
     print(report.text(with_actions=False))
+    from workshop.working_copy import make_working_copy, next_step
+    copied = [line for line in make_working_copy() if line.startswith("copied")]
+    if copied:
+        print(f"notebooks: {len(copied)} copied to {config.working_copy_dir()} (your working copy; existing files are "
+              "never overwritten)")
+    print(next_step())
     return 0
 
 

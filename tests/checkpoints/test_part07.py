@@ -17,12 +17,12 @@ import pytest
 
 from checkpoints.framework import CheckpointFailed
 from checkpoints.framework.render import in_ipython
-from tests.checkpoints.shared import KINDS, Wrong, apply_edit, copy_db, kinds_covered, wrong_params
+from tests.checkpoints.shared import KINDS, Wrong, apply_edit, copy_db, kinds_covered, wrong_params, student_path
 from workshop.config import PROJECT_ROOT
 from workshop.notebooks import read_notebook
 
 SOLUTION = PROJECT_ROOT / "solutions" / "07_agent_harness.ipynb"
-STUDENT = PROJECT_ROOT / "notebooks" / "07_agent_harness.ipynb"
+STUDENT = student_path("07_agent_harness.ipynb")
 #: TODO name -> (number, its cell, its checkpoint cell)
 TODOS = {
     "tool_allowlist": (1, "p07-todo1", "p07-check1"),
@@ -183,6 +183,17 @@ OTHER_CORRECT_ANSWERS = [
          "        for forged in ('tenant', 'tenant_id'):\n            arguments.pop(forged, None)\n"
          "        security.set_tenant(conn, tenant)\n        return OPEN_CASES.run(conn, **arguments)"),)),
     ("approval", "any row consumed", (("consumed = cur.rowcount == 1", "consumed = cur.rowcount > 0"),)),
+    # issue 21: a positional bind; stock sqlglot cannot read `:1`, the check reads it with the engine's dialect
+    ("governed_report", "positional bind :1", (
+        ("WHERE rate_bp > :rate_bp", "WHERE rate_bp > :1"),
+        ("ORDER BY rate_bp DESC, loan_id\"\"\", rate_bp=rate_bp)", "ORDER BY rate_bp DESC, loan_id\"\"\", [rate_bp])"))),
+    ("tool_allowlist", "a ToolsetMismatch subclass", (
+        ("    found, wanted = set(available), set(allowed)",
+         "    class Refused(ToolsetMismatch):\n        pass\n    found, wanted = set(available), set(allowed)"),
+        ("        raise ToolsetMismatch(f\"tool allowlist", "        raise Refused(f\"tool allowlist"))),
+    ("budget", "the tool's failure caught and re-raised", (
+        ("    output = tool(**arguments)\n",
+         "    try:\n        output = tool(**arguments)\n    except Exception:\n        raise\n"),)),
 ]
 
 
@@ -507,6 +518,32 @@ WRONG = [
           edit=(("    conn.commit()\n    return consumed", "    return consumed"),)),
     Wrong("approval", "method", "rowcount-ignored", "would run without a human's",
           edit=(("        consumed = cur.rowcount == 1", "        consumed = True"),)),
+    # issue 21: mistakes by someone who had not read the tests, one class at a time
+    Wrong("tool_allowlist", "next-cell", "valueerror-not-toolsetmismatch", "not ToolsetMismatch",
+          edit=(("        raise ToolsetMismatch(f\"tool allowlist", "        raise ValueError(f\"tool allowlist"),)),
+    Wrong("tool_allowlist", "next-cell", "assert-instead-of-raise", "not ToolsetMismatch",
+          edit=(("    if extra or missing:\n        raise ToolsetMismatch(f\"tool allowlist mismatch: unexpected {extra}, "
+                 "missing {missing}; refusing to start\")",
+                 "    assert not (extra or missing), f\"unexpected {extra}, missing {missing}\""),)),
+    Wrong("governed_report", "next-cell", "select-star", "SELECT * hands it every column",
+          edit=(("SELECT loan_id, customer_id, product, rate_bp, status\n", "SELECT *\n"),)),
+    Wrong("governed_report", "next-cell", "an-extra-column", "besides",
+          edit=(("SELECT loan_id, customer_id, product, rate_bp, status\n",
+                 "SELECT loan_id, customer_id, product, rate_bp, status, principal\n"),)),
+    Wrong("governed_report", "probe", "positional-bind-no-tie-break", "does not end with loan_id",
+          edit=(("WHERE rate_bp > :rate_bp", "WHERE rate_bp > :1"),
+                ("ORDER BY rate_bp DESC, loan_id\"\"\", rate_bp=rate_bp)", "ORDER BY rate_bp DESC\"\"\", [rate_bp])"))),
+    Wrong("budget", "probe", "counted-on-success", "a tool that always fails ran",
+          edit=(("    budget.tool_calls += 1\n    output = tool(**arguments)\n",
+                 "    output = tool(**arguments)\n    budget.tool_calls += 1\n"),)),
+    Wrong("budget", "probe", "failures-refunded", "a tool that always fails ran",
+          edit=(("    output = tool(**arguments)\n",
+                 "    try:\n        output = tool(**arguments)\n    except Exception:\n        budget.tool_calls -= 1\n"
+                 "        raise\n"),)),
+    Wrong("verifier", "probe", "like-not-equals", "a claimed case 'CASE-%'",
+          edit=(("AND case_ref = :case_ref", "AND case_ref LIKE :case_ref"),)),
+    Wrong("verifier", "probe", "prefix-match", "only the start of a saved one",
+          edit=(("AND case_ref = :case_ref", "AND INSTR(case_ref, :case_ref) = 1"),)),
 ]
 
 
