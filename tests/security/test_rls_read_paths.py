@@ -123,6 +123,15 @@ def test_star_is_exactly_the_tables_columns(acme):
     assert [d[0] for d in acme.description] == ["ID", "TENANT_ID", "BODY", "EMB", "ONE"]
     acme.execute("SELECT * FROM kb_link l JOIN kb k ON l.src = k.id WHERE ROWNUM = 1")
     assert [d[0] for d in acme.description] == ["SRC", "DST", "ID", "TENANT_ID", "BODY", "EMB"]
+    acme.execute("SELECT * FROM kb k1 JOIN kb k2 USING (id)")      # USING columns once, first
+    assert [d[0] for d in acme.description] == ["ID", "TENANT_ID", "BODY", "EMB", "TENANT_ID", "BODY", "EMB"]
+    assert sorted(r[0] for r in acme.fetchall()) == ACME_IDS
+    # NATURAL JOIN joins on the common columns only (never on the policy view's rowid) and lists them once
+    acme.execute("SELECT * FROM (SELECT 'acme' AS tenant_id, 'x' AS tag FROM dual) NATURAL JOIN kb")
+    assert [d[0] for d in acme.description] == ["TENANT_ID", "TAG", "ID", "BODY", "EMB"]
+    assert sorted(r[2] for r in acme.fetchall()) == ACME_IDS
+    acme.execute("SELECT * FROM kb NATURAL JOIN (SELECT 1 AS id FROM dual)")
+    assert [d[0] for d in acme.description] == ["ID", "TENANT_ID", "BODY", "EMB"]
 
 
 def test_counts_and_aggregates_see_only_the_session(acme):

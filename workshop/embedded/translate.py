@@ -444,25 +444,47 @@ class Translator:
         condition = normalize_identifiers(parse(f"SELECT 1 FROM DUAL WHERE {predicate}").args["where"].this)
         return self._rewrite(condition, scope)
 
+    def _source_names(self, alias: str, scope: Scope) -> list[str] | None:
+        """The column names a FROM item shows to `*`, in order (None when a star inside hides them)."""
+        source = scope.sources.get(alias)
+        if isinstance(source, Table):
+            return [c.name for c in source.columns]
+        select = _select_of(source) if isinstance(source, exp.Expression) else None
+        if isinstance(select, exp.Select) and not any(_is_star(p) for p in select.expressions):
+            return [p.alias_or_name for p in select.expressions]
+        return None
+
     def _expand_protected_stars(self, select: exp.Select, scope: Scope) -> None:
         """`*` and `alias.*` over a table under a SELECT policy list exactly the table's columns, as on Oracle: the
         inline view the policy puts in its place also carries the base rowid (for text search and hit lists),
-        which a star passed on to SQLite would show as an extra column."""
-        if not scope.protected or not any(_is_star(p) for p in select.expressions):
+        which a star passed on to SQLite would show as an extra column (and a NATURAL JOIN would join on)."""
+        if not scope.protected:
             return
         from_ = select.args.get("from_")
         joins = select.args.get("joins") or []
-        if any(j.args.get("kind") == "NATURAL" or j.args.get("method") == "NATURAL" for j in joins):
-            raise unsupported("SELECT * over a NATURAL JOIN with a table under a row-level security policy")
         aliases = [item.alias_or_name for item in ([from_.this] if from_ is not None else []) + [j.this for j in joins]]
+        # a NATURAL JOIN becomes USING (its common columns): the same join on Oracle's columns only
+        seen: list[str] = list(self._source_names(aliases[0], scope) or []) if aliases else []
+        for join, alias in zip(joins, aliases[1:]):
+            names = self._source_names(alias, scope)
+            if join.args.get("method") == "NATURAL":
+                if names is None or not seen:
+                    raise unsupported("NATURAL JOIN of a derived table whose columns come from a star, with a "
+                                      "table under a row-level security policy")
+                join.set("method", None)
+                join.set("using", [exp.to_identifier(n, quoted=True) for n in seen if n in names])
+            seen += [n for n in names or [] if n not in seen]
+        if not any(_is_star(p) for p in select.expressions):
+            return
         # Oracle lists a USING join's columns once, first (SQL Language Reference, SELECT, "using_clause")
         using = [u.name for j in joins for u in (j.args.get("using") or [])]
 
         def columns_of(alias: str, skip: list[str]) -> list[exp.Expression]:
-            source = scope.sources.get(alias)
-            if alias not in scope.protected or not isinstance(source, Table):
-                return [exp.Column(this=exp.Star(), table=exp.to_identifier(alias, quoted=True))]
-            return [exp.column(c.name, table=alias, quoted=True) for c in source.columns if c.name not in skip]
+            names = self._source_names(alias, scope)
+            if names is None or (alias not in scope.protected and not skip):
+                return [exp.Column(this=exp.Star(), table=exp.to_identifier(alias, quoted=True)) if alias
+                        else exp.Star()]
+            return [exp.column(n, table=alias or None, quoted=True) for n in names if n not in skip]
 
         expanded: list[exp.Expression] = []
         for projection in select.expressions:
