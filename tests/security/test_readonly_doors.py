@@ -203,3 +203,23 @@ def test_the_file_itself_refuses_writes_from_a_read_only_session(ro):
         ro._engine.begin_write()
     assert exc.value.code == 1031
     assert not db.in_transaction
+
+
+def test_every_read_path_still_works_on_a_read_only_session(secured_path):
+    """Refusing every door must not refuse a read: the RLS read table runs on a read-only session, with the same
+    answers (acme only), and nothing on it is mistaken for a write (the authorizer passes reads and temp tables)."""
+    from tests.security.test_rls_read_paths import READS, _tenants
+    ro = session(secured_path, "acme", readonly=True)
+    cur = ro.cursor()
+    answered = 0
+    for case, sql in sorted(READS.items()):
+        sql, binds = sql if isinstance(sql, tuple) else (sql, {})
+        try:
+            cur.execute(sql, binds)
+        except oracledb.DatabaseError as exc:
+            assert exc.args[0].code in (3001, 32039, 942), f"{case}: {exc}"
+            continue
+        assert _tenants(cur.fetchall(), [d[0] for d in cur.description]) <= {"acme"}, case
+        answered += 1
+    assert answered > 40
+    ro.close()

@@ -317,10 +317,12 @@ def test_hybrid_search_returns_only_the_sessions_rows(hybrid_path, case):
     conn.close()
 
 
-def test_hybrid_search_finds_the_sessions_rows(hybrid_path):
-    """Not vacuous: the same search under each tenant finds that tenant's rows, and only them."""
+@pytest.mark.parametrize("readonly", [False, True], ids=["read-write", "read-only"])
+def test_hybrid_search_finds_the_sessions_rows(hybrid_path, readonly):
+    """Not vacuous: the same search under each tenant finds that tenant's rows, and only them (on a read-only
+    session too: the search reads, it never writes)."""
     for tenant in TENANTS:
-        conn = session(hybrid_path, tenant)
+        conn = session(hybrid_path, tenant, readonly=readonly)
         cur = conn.cursor()
         cur.execute("SELECT DBMS_HYBRID_VECTOR.SEARCH(JSON(:spec)) FROM dual", spec=_spec())
         value = cur.fetchone()[0]
