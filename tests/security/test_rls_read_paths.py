@@ -339,3 +339,14 @@ def test_model_calls_over_the_protected_table_see_only_the_sessions_rows(hybrid_
                       f"VECTOR_EMBEDDING({MODEL} USING 'note of globex' AS data), COSINE)")
     assert found and {r[0] for r in found} == {"acme"}
     conn.close()
+
+
+@pytest.mark.parametrize("tenant", TENANTS)
+def test_vector_top_k_fills_k_from_the_sessions_rows(secured_path, tenant):
+    """The approximate top-k reads the vector index over every row, then the policy filters: the engine keeps
+    widening its candidates until k of the session's rows are found (never k minus the foreign ones)."""
+    conn = session(secured_path, tenant)
+    found = rows(conn.cursor(), "SELECT tenant_id FROM kb ORDER BY VECTOR_DISTANCE(emb, TO_VECTOR('[1,0,0.5]'), "
+                                "COSINE) FETCH APPROX FIRST 2 ROWS ONLY")
+    assert found == [(tenant,), (tenant,)]
+    conn.close()
