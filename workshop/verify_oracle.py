@@ -438,12 +438,17 @@ READONLY_DOORS = (
     ("DBMS_VECTOR_CHAIN.DROP_PREFERENCE", "BEGIN DBMS_VECTOR_CHAIN.DROP_PREFERENCE('VO_NO_PREF'); END;", "PLS-00201"),
     ("CTX_DDL.SYNC_INDEX", "BEGIN CTX_DDL.SYNC_INDEX('VO_NO_INDEX'); END;", "PLS-00201"),
     ("DBMS_DATA_MINING.DROP_MODEL", "BEGIN DBMS_DATA_MINING.DROP_MODEL('VO_NO_SUCH_MODEL'); END;", "ORA-01031"),
+    # DML and DDL: the privilege error (ORA-01031) or the READ ONLY property's (ORA-28194)? Neither changes
+    # anything if Oracle let it through (no row matches; the probe table is dropped below).
+    ("DELETE on a READ-granted table", "DELETE FROM finance_loans WHERE 1 = 0", "ORA-01031"),
+    ("CREATE TABLE in the owner's schema", "CREATE TABLE vo_ro_probe (x NUMBER)", "ORA-01031"),
 )
 
 
 def readonly_doors(conn) -> list[Step]:
-    """R4: what Oracle's READ-only user (connect(readonly=True)) gets for the PL/SQL doors the embedded read-only
-    session refuses (workshop/embedded/readonly.py). DBMS_DATA_MINING's error is not documented: this records it."""
+    """R4: what Oracle's READ-only user (connect(readonly=True)) gets for the doors the embedded read-only session
+    refuses (workshop/embedded/readonly.py). DBMS_DATA_MINING's error is not documented, nor whether the READ ONLY
+    user property (ORA-28194) or the missing privilege (ORA-01031) answers DML/DDL first: this records it."""
     s = "11 row-level security"
     if is_embedded(conn):
         return [Step(s, "read-only user's PL/SQL doors", "SKIP", "Oracle only (tests/security checks the engine)")]
@@ -462,6 +467,7 @@ def readonly_doors(conn) -> list[Step]:
                                  first_line(exc)))
     finally:
         ro.close()
+        _drop_quietly(conn, ["DROP TABLE vo_ro_probe PURGE"])
     return steps
 
 

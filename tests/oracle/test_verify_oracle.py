@@ -274,9 +274,17 @@ def test_environment_and_grants_on_oracle():
 def test_the_readonly_doors_probe_records_what_oracle_raises(monkeypatch, embedded_copy):
     assert [st.status for st in vo.readonly_doors(embedded_copy)] == ["SKIP"]
     pls = ora_error(6550, "line 1, column 7:\nPLS-00201: identifier 'X' must be declared")
-    script = [("DBMS_DATA_MINING", ora_error(1031, "insufficient privileges")), ("BEGIN", pls)]
+    privilege = ora_error(1031, "insufficient privileges")
+    script = [("DBMS_DATA_MINING", privilege), ("BEGIN", pls), ("DELETE", privilege), ("CREATE TABLE", privilege)]
     monkeypatch.setattr(vo.db, "connect", lambda **kw: FakeOracle(script))
-    oracle = FakeOracle([])
+    oracle = FakeOracle([("DROP TABLE vo_ro_probe", ora_error(942, "table or view does not exist"))])
     assert {st.status for st in vo.readonly_doors(oracle)} == {"PASS"}
-    monkeypatch.setattr(vo.db, "connect", lambda **kw: FakeOracle([("BEGIN", [])]))
+    read_only_property = ora_error(28194, "Can perform read operations only")
+    script = [("DBMS_DATA_MINING", read_only_property), ("BEGIN", pls), ("DELETE", read_only_property),
+              ("CREATE TABLE", read_only_property)]
+    monkeypatch.setattr(vo.db, "connect", lambda **kw: FakeOracle(script))
+    found = {st.name: st for st in vo.readonly_doors(oracle)}
+    assert found["read-only user: DELETE on a READ-granted table refused (ORA-01031)"].status == "FAIL"
+    assert "ORA-28194" in found["read-only user: DELETE on a READ-granted table refused (ORA-01031)"].detail
+    monkeypatch.setattr(vo.db, "connect", lambda **kw: FakeOracle([("", [])]))
     assert {st.status for st in vo.readonly_doors(oracle)} == {"FAIL"}

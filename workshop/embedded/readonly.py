@@ -44,15 +44,23 @@ SESSION_PROCEDURES = frozenset({"DBMS_SESSION.SET_CONTEXT", "DBMS_SESSION.CLEAR_
 NO_EXECUTE_GRANT = frozenset({"DBMS_RLS", "DBMS_VECTOR", "DBMS_VECTOR_CHAIN", "CTX_DDL"})
 
 
+#: The Oracle path's read-only user also carries 26ai's READ ONLY user property (.devcontainer start-up script),
+#: which third-party reports show refusing DML and DDL with ORA-28194 "Can perform read operations only"; the
+#: Oracle documentation does not say whether that or the missing privilege (ORA-01031) is reported first, so the
+#: message says so and verify_oracle's R4 probe records what Oracle answers.
+_UNCLEAR = "; Oracle's READ ONLY user may report ORA-28194 instead: verify_oracle R4 records which"
+
+
 def refuse_statement(sql: str, kind: str) -> None:
     """ORA-01031 for a statement that writes, changes the schema or locks rows."""
     masked = code_mask(strip_comments(sql))
     if kind not in READONLY_KINDS:
-        raise EngineError(1031, f"insufficient privileges ({kind} in a read-only session)")
+        raise EngineError(1031, f"insufficient privileges ({kind} in a read-only session{_UNCLEAR})")
     if kind in ("SELECT", "WITH", "(") and _FOR_UPDATE.search(masked):
-        raise EngineError(1031, "insufficient privileges (SELECT ... FOR UPDATE in a read-only session)")
+        raise EngineError(1031, "insufficient privileges (SELECT ... FOR UPDATE in a read-only session: READ "
+                                "grants no row locks)")
     if kind == "WITH" and _WRITE_WORDS.search(masked):
-        raise EngineError(1031, "insufficient privileges (a write inside WITH in a read-only session)")
+        raise EngineError(1031, f"insufficient privileges (a write inside WITH in a read-only session{_UNCLEAR})")
 
 
 def refuse_procedure(name: str, builtin: bool) -> None:
