@@ -1531,6 +1531,8 @@ UNSUPPORTED_CONSTRUCTS: dict[type, Callable[[exp.Expression], str] | str] = {
     exp.Cube: "GROUP BY CUBE",
     exp.GroupingSets: "GROUP BY GROUPING SETS",
     exp.Lateral: "LATERAL / CROSS APPLY / OUTER APPLY",
+    exp.MultitableInserts: "INSERT ALL / INSERT FIRST (multitable insert)",
+    exp.ConditionalInsert: "INSERT ALL / INSERT FIRST (multitable insert)",
     exp.Version: "flashback query (AS OF / VERSIONS)",
     exp.Into: "SELECT ... INTO outside PL/SQL",
     exp.Partition: "partition-extended table name",
