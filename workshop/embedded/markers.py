@@ -23,3 +23,6 @@ class Mark(enum.Enum):
     ORACLE_TYPE = "Oracle datatype of an expression the translator rewrote"
     TEXT_SLOT = "slot of the CONTAINS search a SCORE refers to"
     TEXT_ALIAS = "table alias of the CONTAINS search a SCORE refers to"
+    BIND_NAME = "the bind variable a placeholder stands for (its type drives inference)"
+    NVL = "a COALESCE the translator made from NVL (its operands already converted as NVL converts)"
+    IGNORE_ROW_ON_DUPKEY_INDEX = "the INSERT's IGNORE_ROW_ON_DUPKEY_INDEX hint (table, columns, index)"

@@ -787,8 +787,10 @@ class Translator:
         if name == "SCORE":
             return self._score(args, scope)
         if name == "NVL":
-            return exp.Coalesce(this=args[0], expressions=[self._nvl_operand(args[0], args[1], scope)]
-                                if len(args) == 2 else args[1:])
+            coalesce = exp.Coalesce(this=args[0], expressions=[self._nvl_operand(args[0], args[1], scope)]
+                                    if len(args) == 2 else args[1:])
+            coalesce.meta[Mark.NVL] = True
+            return coalesce
         names = self.catalog.names
         if name in names.functions:
             return _ora(names.functions[name][0], *args)
@@ -816,7 +818,7 @@ class Translator:
             raise errors.EngineError(932, f"inconsistent datatypes: expected {kind} got {other}")
         else:
             return second
-        converted.meta["oracle_type"] = "VARCHAR2" if _is_char(kind) else kind
+        converted.meta[Mark.ORACLE_TYPE] = "VARCHAR2" if _is_char(kind) else kind
         return converted
 
     def _package_call(self, node: exp.Dot, scope: Scope) -> exp.Expression:
@@ -1232,7 +1234,7 @@ class Translator:
                 if position < len(node.expressions):
                     return self.infer_type(node.expressions[position], scope)
         if isinstance(node, exp.Placeholder):
-            name = node.meta.get("bind_name")
+            name = node.meta.get(Mark.BIND_NAME)
             if name is None:
                 return None
             self.plan.typed_binds.add(name)
@@ -1255,7 +1257,7 @@ def _placeholder(tr: Translator, node: exp.Placeholder, scope: Scope) -> exp.Exp
     if name not in tr.plan.binds:
         tr.plan.binds.append(name)
     out = exp.Placeholder(this=bind_param(name))
-    out.meta["bind_name"] = name
+    out.meta[Mark.BIND_NAME] = name
     return out
 
 
@@ -1312,7 +1314,7 @@ def _coalesce(tr: Translator, node: exp.Coalesce, scope: Scope) -> exp.Expressio
     group: NUMBER with character or DATE is ORA-00932 (NVL, translated to coalesce before this, converts instead).
     The COALESCE page's sentence on "nonnumeric data that can be implicitly converted" leaves character-with-NUMBER
     unclear: verify_oracle's probe E18-COALESCE records Oracle's answer."""
-    if node.meta.get("nvl"):
+    if node.meta.get(Mark.NVL):
         return node
     groups = [g for g in (_type_group(tr.infer_type(a, scope)) for a in [node.this, *node.expressions]) if g]
     if any(g != groups[0] for g in groups):
@@ -1598,7 +1600,7 @@ def _semantic_hint(tree: exp.Expression, hint: exp.Hint) -> None:
         def name(text: str) -> str:
             return text[1:-1] if text.startswith('"') else text.upper()
         columns = [name(c.strip()) for c in match.group(2).split(",")] if match.group(2) is not None else None
-        tree.meta["ignore_row_on_dupkey_index"] = (name(match.group(1)), columns,
+        tree.meta[Mark.IGNORE_ROW_ON_DUPKEY_INDEX] = (name(match.group(1)), columns,
                                                    name(match.group(3)) if match.group(3) else None)
 
 
