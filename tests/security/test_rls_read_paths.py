@@ -111,6 +111,27 @@ def test_no_read_shape_crosses_the_tenant_boundary(acme, case):
     assert found <= {"acme"}, f"{case} read {found - {'acme'}}"
 
 
+#: The engine's own SQL functions, written in a statement: not Oracle functions (ORA-00904), and no way around the
+#: policy (ORA_TEXT_SCORE(slot, rowid) read any row's score; ORA_SYS_CONTEXT any context value).
+INTERNAL_FUNCTIONS = {
+    "text-score": "SELECT ORA_TEXT_SCORE(1, 3) FROM kb WHERE CONTAINS(body, 'globex', 1) > 0",
+    "sys-context": "SELECT ORA_SYS_CONTEXT('sec_ctx', 'tenant_id') FROM dual",
+    "chartorowid": "SELECT tenant_id FROM kb WHERE ORA_CHARTOROWID('3') IS NOT NULL",
+    "store": "SELECT ORA_STORE('x', 'VARCHAR2(1)') FROM dual",
+    "hybrid": "SELECT ORA_HYBRID_VECTOR_SEARCH('{}') FROM dual",
+    "model-call": "SELECT ORA_MODEL_CALL(0, 'x') FROM dual",
+    "lower-case": "SELECT ora_text_score(1, 3) FROM dual",
+    "quoted": 'SELECT "ORA_TEXT_SCORE"(1, 3) FROM dual',
+}
+
+
+@pytest.mark.parametrize("case", sorted(INTERNAL_FUNCTIONS))
+def test_the_engines_own_functions_are_not_callable(acme, case):
+    with pytest.raises(oracledb.DatabaseError) as exc:
+        acme.execute(INTERNAL_FUNCTIONS[case])
+    assert ora_code(exc) == 904
+
+
 def ora_code_of(exc) -> int:
     return exc.args[0].code
 

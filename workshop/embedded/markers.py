@@ -25,4 +25,5 @@ class Mark(enum.Enum):
     TEXT_ALIAS = "table alias of the CONTAINS search a SCORE refers to"
     BIND_NAME = "the bind variable a placeholder stands for (its type drives inference)"
     NVL = "a COALESCE the translator made from NVL (its operands already converted as NVL converts)"
+    ENGINE_CALL = "a call of one of the engine's own ORA_ functions, made by the translator (never by the text)"
     IGNORE_ROW_ON_DUPKEY_INDEX = "the INSERT's IGNORE_ROW_ON_DUPKEY_INDEX hint (table, columns, index)"

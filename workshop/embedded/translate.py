@@ -798,8 +798,11 @@ class Translator:
             if name in names.aggregates and isinstance(node.parent, exp.Window):
                 raise unsupported(f"{name} as an analytic (OVER) function")
             return _ora("ORA_" + name, *args)
-        if name.startswith("ORA_"):
+        if name.startswith("ORA_") and node.meta.get(Mark.ENGINE_CALL):
             return node
+        # the engine's internal functions (ORA_TEXT_SCORE, ORA_SYS_CONTEXT, ...) are not Oracle's: written in a
+        # statement they are unknown identifiers, as on Oracle (ORA_TEXT_SCORE(slot, rowid) would otherwise read
+        # another tenant's text score)
         raise errors.EngineError(904, f'"{name}": invalid identifier')
 
     def _nvl_operand(self, first: exp.Expression, second: exp.Expression, scope: Scope) -> exp.Expression:
@@ -1605,7 +1608,11 @@ def _semantic_hint(tree: exp.Expression, hint: exp.Hint) -> None:
 
 
 def _ora(name: str, *args: exp.Expression) -> exp.Anonymous:
-    return exp.Anonymous(this=name, expressions=[a for a in args])
+    """A call of the engine's own SQL function `name` (registered on the SQLite connection), marked as the
+    translator's: the same name written in a statement is not an Oracle function (ORA-00904)."""
+    call = exp.Anonymous(this=name, expressions=[a for a in args])
+    call.meta[Mark.ENGINE_CALL] = True
+    return call
 
 
 def _is_aggregate_call(node: exp.Expression, aggregates: set[str]) -> bool:
