@@ -74,8 +74,8 @@ def test_every_parsed_node_type_has_a_rewrite_or_is_a_declared_passthrough():
         except Exception:  # noqa: BLE001 - f-string templates and deliberately broken SQL
             continue
         parsed += 1
-        if type(tree) in REJECTED:       # a whole statement check_constructs refuses (INSERT ALL)
-            continue
+        if type(tree) in REJECTED:
+            continue       # the whole statement is a construct check_constructs rejects (INSERT ALL)
         for dropped in [n for n in tree.walk() if isinstance(n, exp.Hint) or type(n) in REJECTED]:
             dropped.pop()  # hints are removed, rejected constructs never get past check_constructs
         for node in tree.walk():

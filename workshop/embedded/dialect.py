@@ -24,9 +24,9 @@ class ModelUsing(exp.Expression, exp.Func):
 
 
 class ModelArg(exp.Expression):
-    """One `expr AS name` argument of a model function."""
+    """One `expr [AS name]` argument of a model function."""
 
-    arg_types = {"this": True, "name": True}
+    arg_types = {"this": True, "name": False}          # `USING col` names the attribute after the column
 
 
 class JsonQuery(exp.Expression, exp.Func):

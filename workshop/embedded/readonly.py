@@ -47,8 +47,8 @@ NO_EXECUTE_GRANT = frozenset({"DBMS_RLS", "DBMS_VECTOR", "DBMS_VECTOR_CHAIN", "C
 #: The Oracle path's read-only user also carries 26ai's READ ONLY user property (.devcontainer start-up script),
 #: which third-party reports show refusing DML and DDL with ORA-28194 "Can perform read operations only"; the
 #: Oracle documentation does not say whether that or the missing privilege (ORA-01031) is reported first, so the
-#: message says so and verify_oracle's R4 probe records what Oracle answers.
-_UNCLEAR = "; Oracle's READ ONLY user may report ORA-28194 instead: verify_oracle R4 records which"
+#: message says so and verify_probes.readonly_doors records what Oracle answers.
+_UNCLEAR = "; Oracle's READ ONLY user may report ORA-28194 instead: verify_probes.readonly_doors records which"
 
 
 def refuse_statement(sql: str, kind: str) -> None:
@@ -103,5 +103,13 @@ def authorizer(action: int, arg1, arg2, database, source) -> int:
     return sqlite3.SQLITE_OK
 
 
+#: SQLite's eponymous virtual tables the engine's SQL uses. The first use on a connection declares the table, and
+#: SQLite asks the authorizer for UPDATE on sqlite_master's columns while it does (nothing is written): the
+#: authorizer would refuse it and the statement fail with "vtable constructor failed". Declared before it is set.
+_EPONYMOUS_TABLES = ("json_each", "json_tree")
+
+
 def install(db: sqlite3.Connection) -> None:
+    for table in _EPONYMOUS_TABLES:
+        db.execute(f"SELECT 1 FROM {table}('[]')").fetchall()
     db.set_authorizer(authorizer)

@@ -1046,8 +1046,8 @@ class Translator:
         model = node.args["model"].name
         names, values = [], []
         for arg in node.expressions:
+            names.append(_attribute_name(arg))          # before the rewrite, which may replace arg.this
             value = self._rewrite(arg.this, scope)
-            names.append(arg.args["name"].name.upper() if arg.args.get("name") is not None else "DATA")
             values.append(value)
         call = ModelCall(slot=len(self.plan.model_calls), function=function, model=model, input_names=names,
                          args_sql=[v.sql(dialect="sqlite") for v in values],
@@ -1531,6 +1531,8 @@ PASSTHROUGH_NODES: frozenset[type] = frozenset({
 UNSUPPORTED_CONSTRUCTS: dict[type, Callable[[exp.Expression], str] | str] = {
     exp.Pivot: lambda node: "UNPIVOT" if node.args.get("unpivot") else "PIVOT",
     exp.TableSample: "SAMPLE clause",
+    exp.MultitableInserts: "INSERT ALL / INSERT FIRST (multitable insert)",
+    exp.ConditionalInsert: "INSERT ALL / INSERT FIRST (multitable insert)",
     exp.MatchRecognize: "MATCH_RECOGNIZE",
     exp.Rollup: "GROUP BY ROLLUP",
     exp.Cube: "GROUP BY CUBE",
@@ -1605,6 +1607,18 @@ def _semantic_hint(tree: exp.Expression, hint: exp.Hint) -> None:
         columns = [name(c.strip()) for c in match.group(2).split(",")] if match.group(2) is not None else None
         tree.meta[Mark.IGNORE_ROW_ON_DUPKEY_INDEX] = (name(match.group(1)), columns,
                                                    name(match.group(3)) if match.group(3) else None)
+
+
+
+def _attribute_name(arg: exp.Expression) -> str:
+    """The model attribute a USING expression feeds: its AS name; without one, a column's own name (as USING *
+    maps columns by name: SQL Language Reference, PREDICTION, mining_attribute_clause); any other expression
+    without AS names no attribute of the model (its SQL text, which matches none)."""
+    if arg.args.get("name") is not None:
+        return arg.args["name"].name.upper()
+    if isinstance(arg.this, exp.Column):
+        return arg.this.name.upper()
+    return arg.this.sql(dialect="oracle").upper()
 
 
 def _ora(name: str, *args: exp.Expression) -> exp.Anonymous:
