@@ -436,15 +436,102 @@ def private_policy_function(conn) -> list[Step]:
         _drop_quietly(conn, PRIVATE_CLEANUP)
 
 
+# --------------------------------------------------------------------------- 11b the harness's clock and time limit
+def harness_limits(conn) -> list[Step]:
+    """Part 07's approvals and query_finance (issue 19): (1) an approval's expiry compared in UTC on both sides
+    (SYS_EXTRACT_UTC) holds in any session time zone, while a TIMESTAMP compared with SYSTIMESTAMP is converted in
+    the session time zone (what the old comparison depended on: recorded, not required); (2) call_timeout ends
+    a long query with DPY-4024 and the session stays usable."""
+    s = "11b harness limits"
+    steps = []
+    stored = "CAST(SYS_EXTRACT_UTC(SYSTIMESTAMP) + NUMTODSINTERVAL(900, 'SECOND') AS TIMESTAMP)"
+    try:
+        for zone in ("+14:00", "-08:00"):
+            _execute(conn, f"ALTER SESSION SET TIME_ZONE = '{zone}'")
+            utc = scalar(conn, f"SELECT CASE WHEN {stored} > SYS_EXTRACT_UTC(SYSTIMESTAMP) THEN 1 ELSE 0 END FROM dual")
+            old = scalar(conn, f"SELECT CASE WHEN {stored} > SYSTIMESTAMP THEN 1 ELSE 0 END FROM dual")
+            steps.append(_ok(s, f"a fresh approval is unexpired in UTC at session time zone {zone}", utc == 1,
+                             f"UTC comparison {utc}; TIMESTAMP > SYSTIMESTAMP gave {old}"))
+    finally:
+        _drop_quietly(conn, ["ALTER SESSION SET TIME_ZONE = LOCAL"])
+    previous = conn.call_timeout
+    conn.call_timeout = 200
+    try:
+        scalar(conn, "SELECT COUNT(*) FROM all_objects a, all_objects b, all_objects c")
+        steps.append(Step(s, "call_timeout ends a long query with DPY-4024", "FAIL", "the query finished"))
+    except oracledb.Error as exc:
+        steps.append(_ok(s, "call_timeout ends a long query with DPY-4024", "DPY-4024" in str(exc), first_line(exc)))
+    finally:
+        conn.call_timeout = previous
+    steps.append(_ok(s, "the session is usable after the timeout", scalar(conn, "SELECT 1 FROM dual") == 1, "1"))
+    return steps
+
+
 def probe_steps(startup_log: str | None = None) -> tuple[StepFn, ...]:
     """The live probes (workshop.verify_probes imports this module, so it is imported here, when needed)."""
     from . import verify_probes
     return verify_probes.probe_steps(startup_log)
 
 
+# --------------------------------------------------------------------------- 13 issue 18 (engine3): unclear pages
+# Each probe records Oracle's answer where the SQL Language Reference leaves the engine's choice unclear; PASS means
+# Oracle answered as the embedded engine does (docs/embedded-engine.md, "Refusals and the pages they rest on").
+ROUND3_TABLE = "vo_r3"
+
+
+def _outcome(conn, sql: str, binds=None) -> str:
+    try:
+        _execute(conn, sql, binds)
+        return "accepted"
+    except oracledb.DatabaseError as exc:
+        return f"ORA-{exc.args[0].code:05d}"
+
+
+def engine_round3(conn) -> list[Step]:
+    """E18-COALESCE, E18-IDX, E18-MERGE, E18-SYSTS, E18-JSONALL, E18-REGEX: Oracle's answer where the documentation
+    is unclear."""
+    s = "13 engine round 3"
+    _drop_quietly(conn, [f"DROP TABLE IF EXISTS {ROUND3_TABLE} PURGE"])
+    _execute(conn, f"CREATE TABLE {ROUND3_TABLE} (k VARCHAR2(10) PRIMARY KEY, n NUMBER)")
+    try:
+        checks = [
+            ("E18-COALESCE: COALESCE(1, 'a') is ORA-00932", "SELECT COALESCE(1, 'a') FROM dual", None, "ORA-00932"),
+            ("E18-IDX: CREATE INDEX IF NOT EXISTS over the primary key's column list is a no-op",
+             f"CREATE INDEX IF NOT EXISTS {ROUND3_TABLE}_k ON {ROUND3_TABLE} (k)", None, "accepted"),
+            ("E18-MERGE: one trailing ';' after a MERGE is accepted",
+             f"MERGE INTO {ROUND3_TABLE} d USING (SELECT 'x' k FROM dual) s ON (d.k = s.k) "
+             "WHEN NOT MATCHED THEN INSERT (k, n) VALUES (s.k, 1);", None, "accepted"),
+            ("E18-SYSTS: SYSTIMESTAMP(3) is accepted", "SELECT SYSTIMESTAMP(3) FROM dual", None, "accepted"),
+        ]
+        # langchain-oracledb's own test_filters expects {'3'} for $all ["tea", "soda"] over drinks ["soda", "tea"]:
+        # Oracle would then test the filter on the array as a whole (existentially); the engine unwraps it first
+        json_checks = [
+            ("E18-JSONALL: '$.d?(@ == \"tea\" && @ == \"soda\")' over [\"soda\", \"tea\"] finds no row",
+             "SELECT COUNT(*) FROM dual WHERE JSON_EXISTS('{\"d\":[\"soda\",\"tea\"]}', "
+             "'$.d?(@ == \"tea\" && @ == \"soda\")')", 0),
+            ("E18-REGEX: like_regex \"*rk\" does not match \"Mark\"",
+             "SELECT COUNT(*) FROM dual WHERE JSON_EXISTS('{\"n\":\"Mark\"}', '$.n?(@ like_regex \"*rk\")')", 0),
+        ]
+        steps = []
+        for name, sql, binds, expected in checks:
+            got = _outcome(conn, sql, binds)
+            steps.append(_ok(s, name, got == expected, got))
+        for name, sql, expected in json_checks:
+            try:
+                count = _rows(conn, sql)[0][0]
+            except oracledb.DatabaseError as exc:
+                count = f"ORA-{exc.args[0].code:05d}"
+            steps.append(_ok(s, name, count == expected, f"{count} row(s)"))
+        return steps
+    finally:
+        conn.rollback()
+        _drop_quietly(conn, [f"DROP TABLE IF EXISTS {ROUND3_TABLE} PURGE"])
+
+
 DATABASE_STEPS: tuple[StepFn, ...] = (environment, grants, embedding_model, reranker, stored_embeddings, index_types,
                                       approximate_search, oracle_text, property_graph, driver_semantics,
-                                      row_level_security, private_policy_function)
+                                      row_level_security, private_policy_function, harness_limits,
+                                      engine_round3)
 
 
 def run_steps(conn: oracledb.Connection, steps: tuple[StepFn, ...] = DATABASE_STEPS) -> list[Step]:

@@ -199,33 +199,16 @@ def normalise_for_parser(sql: str) -> str:
 
     def fix(code: str) -> str:
         code = _APPROX.sub("FETCH ", code)
-        return _VECTOR_STAR.sub(lambda m: f"VECTOR(0, {(m.group(2) or '*').replace('*', 'FLEX')})", code)
+        return _VECTOR_STAR.sub(lambda m: f"VECTOR(FLEX, {(m.group(2) or '*').replace('*', 'FLEX')})", code)
 
     return map_code(sql, fix)
 
 
-def _without_comments(sql: str) -> str:
-    """Comments become a space, as Oracle reads them. Optimizer hints (`/*+ ... */`) stay for the parser: one of
-    them, IGNORE_ROW_ON_DUPKEY_INDEX, changes a result (translate._semantic_hint); their text cannot reach
-    `Expression.meta` (the `sqlglot.meta` marker is defused in them)."""
-    from .lexing import segments
-    out = []
-    for kind, text in segments(sql):
-        if kind != "comment":
-            out.append(text)
-        elif text.startswith("/*+"):
-            out.append(text.replace("sqlglot.meta", "sqlglot_meta"))
-        else:
-            out.append(" ")
-    return "".join(out)
-
-
 def parse(sql: str) -> exp.Expression:
-    """The statement's parse tree. A comment is a comment: comments are dropped before parsing (each replaced by a
-    space), and whatever sqlglot still attached as a comment (a hint where no hint belongs) is removed from the
-    tree. Kept, sqlglot would print comments in a column heading and fill `Expression.meta` from any comment
-    containing `sqlglot.meta`; the engine's own marks live under keys no text can write (markers.Mark)."""
-    tree = sqlglot.parse_one(normalise_for_parser(_without_comments(sql)), dialect=OracleX)
-    for node in tree.walk():
-        node.comments = None
-    return tree
+    """The statement's parse tree. Comments (hints included) are dropped first, each replaced by a space as
+    Oracle reads it: a comment is a comment. Kept, sqlglot would attach them to nodes (and print them in a
+    column heading) and fill `Expression.meta` from any comment containing `sqlglot.meta`; the engine's own
+    marks live under keys no text can write (markers.Mark), this makes sure no text reaches meta at all. The one
+    hint with a semantic effect is read from the text by lexing.statement_hint (Engine._parse)."""
+    from .lexing import strip_comments
+    return sqlglot.parse_one(normalise_for_parser(strip_comments(sql)), dialect=OracleX)

@@ -44,23 +44,15 @@ SESSION_PROCEDURES = frozenset({"DBMS_SESSION.SET_CONTEXT", "DBMS_SESSION.CLEAR_
 NO_EXECUTE_GRANT = frozenset({"DBMS_RLS", "DBMS_VECTOR", "DBMS_VECTOR_CHAIN", "CTX_DDL"})
 
 
-#: The Oracle path's read-only user also carries 26ai's READ ONLY user property (.devcontainer start-up script),
-#: which third-party reports show refusing DML and DDL with ORA-28194 "Can perform read operations only"; the
-#: Oracle documentation does not say whether that or the missing privilege (ORA-01031) is reported first, so the
-#: message says so and verify_probes.readonly_doors records what Oracle answers.
-_UNCLEAR = "; Oracle's READ ONLY user may report ORA-28194 instead: verify_probes.readonly_doors records which"
-
-
 def refuse_statement(sql: str, kind: str) -> None:
     """ORA-01031 for a statement that writes, changes the schema or locks rows."""
     masked = code_mask(strip_comments(sql))
     if kind not in READONLY_KINDS:
-        raise EngineError(1031, f"insufficient privileges ({kind} in a read-only session{_UNCLEAR})")
+        raise EngineError(1031, f"insufficient privileges ({kind} in a read-only session)")
     if kind in ("SELECT", "WITH", "(") and _FOR_UPDATE.search(masked):
-        raise EngineError(1031, "insufficient privileges (SELECT ... FOR UPDATE in a read-only session: READ "
-                                "grants no row locks)")
+        raise EngineError(1031, "insufficient privileges (SELECT ... FOR UPDATE in a read-only session)")
     if kind == "WITH" and _WRITE_WORDS.search(masked):
-        raise EngineError(1031, f"insufficient privileges (a write inside WITH in a read-only session{_UNCLEAR})")
+        raise EngineError(1031, "insufficient privileges (a write inside WITH in a read-only session)")
 
 
 def refuse_procedure(name: str, builtin: bool) -> None:
@@ -97,19 +89,12 @@ def authorizer(action: int, arg1, arg2, database, source) -> int:
     """SQLite authorizer of a read-only connection: every change to the database file is denied (the statement
     fails to prepare: nothing ran); the session's temporary tables and triggers stay writable."""
     if action == sqlite3.SQLITE_UPDATE and arg1 == "sqlite_master":
-        return sqlite3.SQLITE_OK     # SQLite's own check when it builds json_each & co (no statement writes there)
+        return sqlite3.SQLITE_OK      # SQLite's own check while it declares a table-valued function (json_each) on
+        #                               first use; a real schema change arrives as CREATE/DROP/ALTER, denied above
     if action in _WRITE_ACTIONS and database != "temp":
         return sqlite3.SQLITE_DENY
     return sqlite3.SQLITE_OK
 
 
-#: SQLite's eponymous virtual tables the engine's SQL uses. The first use on a connection declares the table, and
-#: SQLite asks the authorizer for UPDATE on sqlite_master's columns while it does (nothing is written): the
-#: authorizer would refuse it and the statement fail with "vtable constructor failed". Declared before it is set.
-_EPONYMOUS_TABLES = ("json_each", "json_tree")
-
-
 def install(db: sqlite3.Connection) -> None:
-    for table in _EPONYMOUS_TABLES:
-        db.execute(f"SELECT 1 FROM {table}('[]')").fetchall()
     db.set_authorizer(authorizer)
