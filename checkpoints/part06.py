@@ -203,6 +203,8 @@ PROBE_SESSION = [("Which error says the vector pool is empty?", "vector pool emp
                   ["DOC02-C03", "DOC02-C01"]),
                  ("Which error says the vector pool is empty?", "vector pool empty error",
                   ["DOC26-C01", "DOC10-C07"])]
+#: The order the probe logs the retrievals of PROBE_SESSION's turns in: not the order of the turns themselves.
+LOG_ORDER = (2, 0, 1)
 
 
 @checkpoint("the harvest query", hint=("Join TOOL_LOG rows whose tool_name is 'retrieval_result' to the user turn in "
@@ -220,8 +222,10 @@ def check_harvest_sql(conn, harvest_sql: str) -> str:
            "however many the log holds", "Leave out the row limit; the labelling step needs all of them.")
     with savepoint(conn):
         before = {r["log_id"] for r in labelling.harvest(conn)}
-        for question, query, ids in PROBE_SESSION:
-            turn = write_conversation(conn, PROBE_THREAD, "user", question, commit=False)
+        turns = [write_conversation(conn, PROBE_THREAD, "user", question, commit=False)
+                 for question, _, _ in PROBE_SESSION]
+        for position in LOG_ORDER:                     # logged in another order than the turns were written
+            (question, query, ids), turn = PROBE_SESSION[position], turns[position]
             write_tool_log(conn, PROBE_THREAD, "search_chunks", {"query": query}, "[...]", commit=False)
             write_tool_log(conn, PROBE_THREAD, "retrieval_feedback",  # a downstream signal on the same turn
                            {"turn_id": turn, "candidates": ids[:1], "signal": "thumbs-down"}, None, commit=False)
@@ -244,11 +248,16 @@ def check_harvest_sql(conn, harvest_sql: str) -> str:
     expect(len(mine) == len(want), f"the harvest returns {len(mine)} rows for the checker's session of "
            f"{len(want)} retrievals: other tool calls must be left out, and each retrieval must appear once",
            "WHERE t.tool_name = 'retrieval_result', joined on the turn id.")
-    expect([r["question"] for r in mine] == [r["question"] for r in want],
+    expect({r["log_id"]: r["question"] for r in mine} == {r["log_id"]: r["question"] for r in want},
            "the questions do not match their retrievals: the question is the content of the user turn in "
            "CONVERSATION_MEMORY that the record names by $.turn_id (the record's own $.question is the tool's "
            "search query)",
            "ON u.id = JSON_VALUE(t.arguments, '$.turn_id' RETURNING NUMBER)")
+    if mine != want and sorted(map(repr, mine)) == sorted(map(repr, want)):
+        fail("the harvest has the right rows in another order than the log's: the checker logged its retrievals in "
+             "another order than it wrote the user turns, so ordering by the turn (or its time, or the question) is "
+             "not the log's order", ("The log's own order is its row id, the order the retrievals happened "
+                                     "(section 5, 'harvesting').", "ORDER BY t.id (the TOOL_LOG row)."))
     expect(mine == want, "the candidate ids or the order of the rows differ from what was logged "
            "(rows without ORDER BY come back in any order)", "JSON_QUERY(t.arguments, '$.candidates'), ORDER BY t.id.")
     expect([r["log_id"] for r in got] == [r["log_id"] for r in again], "running the harvest twice gives another order",

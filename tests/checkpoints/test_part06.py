@@ -116,6 +116,12 @@ WRONG_ANSWERS = [
      "each retrieval must appear once"),
     ("harvest_sql", "the candidates read with JSON_VALUE (a scalar)",
      [("JSON_QUERY(t.arguments, '$.candidates')", "JSON_VALUE(t.arguments, '$.candidates')")], "candidate ids"),
+    # issue 21: a probe that never exercised the case (the log's order was the turns' order)
+    ("harvest_sql", "ordered by the user turn", [("\n ORDER BY t.id", "\n ORDER BY u.id")], "another order than the log's"),
+    ("harvest_sql", "ordered by the turn's time", [("\n ORDER BY t.id", "\n ORDER BY u.created_at, u.id")],
+     "another order than the log's"),
+    ("harvest_sql", "ordered by the question", [("\n ORDER BY t.id", "\n ORDER BY question, t.id")],
+     "another order than the log's"),
 ]
 
 #: Other correct answers: (TODO, code)
