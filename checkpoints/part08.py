@@ -153,6 +153,28 @@ def _ends_with_memory_id(sql: str) -> bool:
     return isinstance(last, exp.Column) and last.name.upper() == "MEMORY_ID"
 
 
+#: A scope where RRF's constant decides the top 2: the first memory is the vector pool's first and has no query word;
+#: the other two contain the words (lexical ranks 1 and 2) and sit at vector ranks 2 and 3. With 1 / (60 + rank)
+#: agreement wins (the two found by both pools); with 1 / rank a single first place outranks the second of both.
+RRF_QUERY = "Which ledger is reconciled?"
+RRF_MEMORIES = ("Reconciling the general ledgers: which ledgers are reconciliations done for each month.",
+                "Garden hoses: ledger, ledger, reconciled, reconciled, ledger (a word list for a spelling game).",
+                "The ledger printer on floor two jams when its paper tray runs empty.")
+
+
+def _rrf_constant_probe(conn: oracledb.Connection, search_memories: Callable[..., list], user: str, model: str) -> None:
+    store.add_memories(conn, [{"content": text, "record_type": "memory", "user_id": user, "agent_id": ev.AGENT_ID,
+                               "metadata": {"probe": "rrf"}} for text in RRF_MEMORIES], model)
+    call = f"search_memories(conn, {RRF_QUERY!r}, user_id={user!r}, ..., k=2)"
+    got = _ids(search_memories(RecordingConnection(conn), RRF_QUERY, user_id=user, agent_id=ev.AGENT_ID, k=2), call)
+    want = _reference(conn, RRF_QUERY, user, 2, model)
+    expect(got == want, f"{call} returned ids {got}, expected {want}: a memory only the vector pool found (at rank 1) "
+           "outranks two that both pools found; that is RRF without its constant (1 / rank lets one first place beat "
+           "agreement, 1 / (60 + rank) rewards it)",
+           ("Reciprocal Rank Fusion adds 1 / (k + rank) per list with k = 60 (the prose of TODO 2).",
+            "COALESCE(1 / (60 + v.vec_rank), 0) + COALESCE(1 / (60 + l.lex_rank), 0) AS rrf_score"))
+
+
 @checkpoint("search_memories, hybrid memory search in one scope", hint=SEARCH_HINT)
 def check_search_memories(conn: oracledb.Connection, search_memories: Callable[..., list]) -> str:
     expect_table(conn, store.TABLE)
@@ -203,6 +225,7 @@ def check_search_memories(conn: oracledb.Connection, search_memories: Callable[.
         expect_at_most_k(got, 2)
         expect(_ids(got, "search_memories(..., k=2)") == _reference(conn, "INV-48291", user, 2, model),
                "search_memories(..., k=2) does not return the best two", "FETCH FIRST :k ROWS ONLY at the end.")
+        _rrf_constant_probe(conn, search_memories, f"{user}_rrf", model)
         nobody = search_memories(RecordingConnection(conn), "INV-48291", user_id=f"{user}_nobody",
                                  agent_id=ev.AGENT_ID, k=5)
         expect(not nobody, f"a user with no memories gets {len(nobody)} results: the scope is not applied")
