@@ -90,7 +90,9 @@ def _against_golden_set(function: Callable, name: str, reference: Callable, ks: 
     return f"{len(cases)} golden queries × k in {tuple(ks)}, within {TOLERANCE:g}"
 
 
-@checkpoint("Recall@k", hint="Relevant chunks found in the top k, divided by all the relevant chunks the query has.")
+@checkpoint("Recall@k", hint=("Relevant chunks found in the top k, divided by all the relevant chunks the query has "
+                                 "('The metrics').", "relevant = {ids with grade >= 1}; return 0.0 when there is none, "
+                                 "else len(relevant & set(ranked[:k])) / len(relevant)."))
 def check_recall_at_k(recall_at_k: Callable) -> str:
     _probe(recall_at_k, "recall_at_k", ["z", "x"], GRADED, 5, 0.0,
            "a chunk graded 0 is labelled but not relevant", "Count only ids whose grade is >= 1.")
@@ -115,7 +117,8 @@ def check_recall_at_k(recall_at_k: Callable) -> str:
     return _against_golden_set(recall_at_k, "recall_at_k", metrics.recall_at_k, (5, 20))
 
 
-@checkpoint("Precision@k", hint="Relevant chunks in the top k, divided by k.")
+@checkpoint("Precision@k", hint=("Relevant chunks in the top k, divided by k ('The metrics').",
+                                    "sum(1 for doc in ranked[:k] if relevance.get(doc, 0) >= 1) / k."))
 def check_precision_at_k(precision_at_k: Callable) -> str:
     _probe(precision_at_k, "precision_at_k", ["a"], GRADED, 5, 1 / 5,
            "precision divides by k even when fewer than k chunks came back (a short list is not a better one)",
@@ -133,7 +136,9 @@ def check_precision_at_k(precision_at_k: Callable) -> str:
     return _against_golden_set(precision_at_k, "precision_at_k", metrics.precision_at_k, (5, 10))
 
 
-@checkpoint("MRR@k", hint="1 / the rank of the first relevant chunk within the top k; 0 when there is none.")
+@checkpoint("MRR@k", hint=("1 / the rank of the first relevant chunk within the top k; 0 when there is none "
+                              "('The metrics').", "for rank, doc in enumerate(ranked[:k], start=1): return 1 / rank at "
+                              "the first grade >= 1; after the loop return 0.0."))
 def check_mrr_at_k(mrr_at_k: Callable) -> str:
     _probe(mrr_at_k, "mrr_at_k", ["x", "c", "a"], GRADED, 10, 1 / 2,
            "the *first* relevant chunk counts, whatever its grade (ranks start at 1)",
@@ -154,7 +159,9 @@ DISCOUNT_HINT = "dcg = sum(grade / math.log2(rank + 1) for rank, grade in enumer
 
 
 @checkpoint("NDCG@k (linear gain)", hint=("DCG = sum(grade / log2(rank + 1)); the ideal DCG sorts every labelled grade "
-                                          "of the query (not the retrieved list) and takes the top k."))
+                                          "of the query (not the retrieved list) and takes the top k ('The metrics').",
+                                          "ideal = dcg(sorted(relevance.values(), reverse=True)[:k]); 0.0 if ideal == 0; "
+                                          "else dcg([relevance.get(doc, 0) for doc in ranked[:k]]) / ideal."))
 def check_ndcg_at_k(ndcg_at_k: Callable) -> str:
     ideal_3 = 3 + 2 / math.log2(3) + 1 / 2
     ascending = sum(g / math.log2(r + 1) for r, g in enumerate([0, 1, 2, 3], start=1))
@@ -209,7 +216,10 @@ LOG_ORDER = (2, 0, 1)
 
 @checkpoint("the harvest query", hint=("Join TOOL_LOG rows whose tool_name is 'retrieval_result' to the user turn in "
                                        "CONVERSATION_MEMORY named by $.turn_id; return log_id, question, tenant and "
-                                       "the $.candidates array, ORDER BY t.id."))
+                                       "the $.candidates array, in the log's order ('Closing the loop').",
+                                       "FROM tool_log t JOIN conversation_memory u ON u.id = JSON_VALUE(t.arguments, "
+                                       "'$.turn_id' RETURNING NUMBER) WHERE t.tool_name = 'retrieval_result' ... "
+                                       "JSON_QUERY(t.arguments, '$.candidates') AS candidate_ids ORDER BY t.id"))
 def check_harvest_sql(conn, harvest_sql: str) -> str:
     expect_filled(harvest_sql, "harvest_sql")
     expect(isinstance(harvest_sql, str), "harvest_sql must be the SQL text of the harvest query")
@@ -252,14 +262,16 @@ def check_harvest_sql(conn, harvest_sql: str) -> str:
            "the questions do not match their retrievals: the question is the content of the user turn in "
            "CONVERSATION_MEMORY that the record names by $.turn_id (the record's own $.question is the tool's "
            "search query)",
-           "ON u.id = JSON_VALUE(t.arguments, '$.turn_id' RETURNING NUMBER)")
+           ("The question is the user turn the record names by its turn id, joined in SQL ('Closing the loop').",
+                "ON u.id = JSON_VALUE(t.arguments, '$.turn_id' RETURNING NUMBER)"))
     if mine != want and sorted(map(repr, mine)) == sorted(map(repr, want)):
         fail("the harvest has the right rows in another order than the log's: the checker logged its retrievals in "
              "another order than it wrote the user turns, so ordering by the turn (or its time, or the question) is "
              "not the log's order", ("The log's own order is its row id, the order the retrievals happened "
-                                     "(section 5, 'harvesting').", "ORDER BY t.id (the TOOL_LOG row)."))
+                                     "('Closing the loop').", "ORDER BY t.id (the TOOL_LOG row)."))
     expect(mine == want, "the candidate ids or the order of the rows differ from what was logged "
-           "(rows without ORDER BY come back in any order)", "JSON_QUERY(t.arguments, '$.candidates'), ORDER BY t.id.")
+           "(rows without ORDER BY come back in any order)", ("The candidates are the record's JSON array, and the rows come in the log's order ('Closing the loop').",
+                "JSON_QUERY(t.arguments, '$.candidates'), ORDER BY t.id."))
     expect([r["log_id"] for r in got] == [r["log_id"] for r in again], "running the harvest twice gives another order",
            "ORDER BY t.id.")
     return f"{len(want)} logged retrievals, in order"

@@ -35,13 +35,15 @@ from .framework import (RecordingConnection, checkpoint, expect, expect_at_most_
 
 NOTEBOOK = "08_oracle_ai_agent_memory.ipynb"
 
-EXTRACT_HINT = ("For each sentence: skip greetings and anything with a secret FIRST (a one-time code looks like an "
+EXTRACT_HINT = ("An extraction policy decides sentence by sentence what is durable, typed and scoped (section 1, 'What to keep').",
+                ("For each sentence: skip greetings and anything with a secret FIRST (a one-time code looks like an "
                 "identifier), then a tool message is a 'fact' with confirmed_by='tool:<name>', a preference is a "
                 "'preference', an identifier or confirmed state is a 'memory'; every record inherits the message's "
-                "tenant/source/tags.")
-SEARCH_HINT = ("One statement: a vector pool (ROW_NUMBER over VECTOR_DISTANCE) and a lexical pool (DENSE_RANK over "
+                "tenant/source/tags."))
+SEARCH_HINT = ("Hybrid memory search is one statement: two scoped pools fused by Reciprocal Rank Fusion (section 2, 'How to find it again').",
+               ("One statement: a vector pool (ROW_NUMBER over VECTOR_DISTANCE) and a lexical pool (DENSE_RANK over "
                "SCORE(1)), BOTH with user_id = :user_id AND agent_id = :agent_id, FULL OUTER JOIN, "
-               "COALESCE(1 / (:rrf_k + rank), 0) summed, ORDER BY the score DESC, memory_id, FETCH FIRST :k ROWS ONLY.")
+               "COALESCE(1 / (:rrf_k + rank), 0) summed, ORDER BY the score DESC, memory_id, FETCH FIRST :k ROWS ONLY."))
 
 #: A second conversation the notebook never shows: another scope, other metadata, no tags, a planted PIN.
 PROBE_CONVERSATION = [
@@ -247,7 +249,11 @@ def _oracle_only(check_function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @_oracle_only
-@checkpoint("make_hybrid_memory, an OAMP client with hybrid search")
+@checkpoint("make_hybrid_memory, an OAMP client with hybrid search", hint=(
+    "An OAMP client is configured once: the database embedder, hybrid search synced on commit, a fixed store id "
+    "(section 3, 'Oracle AI Agent Memory').",
+    "OracleAgentMemory(connection=conn, embedder=OracleDBEmbedder(...), search_strategy=SearchStrategy.HYBRID, "
+    "search_index_sync=SearchIndexSyncMode.ON_COMMIT, memory_store_id=\"hybrid_blog\", schema_policy=...)"))
 def check_make_hybrid_memory(conn: oracledb.Connection, make_hybrid_memory: Callable[..., Any]) -> str:
     from oracleagentmemory.core import SearchIndexSyncMode, SearchStrategy  # type: ignore[import-not-found]
     memory = make_hybrid_memory(conn)
