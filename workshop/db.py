@@ -2,16 +2,19 @@
 
 With `ORACLE_DSN` set it opens a python-oracledb thin connection to Oracle AI Database (with a
 bounded retry while the database is still starting); without it, the embedded engine on a local
-SQLite file. Either way the caller gets an `oracledb.Connection`.
+SQLite file. Either way the caller gets an `oracledb.Connection`. `connect_async()` and
+`create_pool_async()` are the asyncio door with the same settings: python-oracledb's `AsyncConnection` /
+`AsyncConnectionPool` on Oracle, the embedded engine's subclasses of them without ORACLE_DSN.
 """
 from __future__ import annotations
 
+import asyncio
 import os
 import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Awaitable, Callable
 
 import oracledb
 
@@ -61,18 +64,77 @@ def connect(*, retries: int | None = None, first_delay: float = 1.0,
         return connect_embedded(config.embedded_db_path(), readonly=readonly)
     settings = OracleSettings.from_env()
     if readonly:
-        user = os.environ.get("ORACLE_READONLY_USER")
-        password = os.environ.get("ORACLE_READONLY_PASSWORD")
-        if not user or not password:
-            raise RuntimeError("connect(readonly=True) on Oracle needs ORACLE_READONLY_USER and "
-                               "ORACLE_READONLY_PASSWORD: a user with only SELECT grants (docs/troubleshooting.md, "
-                               "Part 07); it never falls back to the read-write user.")
+        user, password = _readonly_credentials()
         owner = settings.user
         conn = connect_oracle(OracleSettings(settings.dsn, user, password), retries=retries,
                               first_delay=first_delay, sleep=sleep, say=say)
         conn.current_schema = owner      # unqualified names resolve to the workshop schema it may only read
         return conn
     return connect_oracle(settings, retries=retries, first_delay=first_delay, sleep=sleep, say=say)
+
+
+async def connect_async(*, retries: int | None = None, first_delay: float = 1.0,
+                        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                        say: Callable[[str], None] | None = None, readonly: bool = False) -> oracledb.AsyncConnection:
+    """`connect()` for asyncio code (langchain-oracledb's a* methods, langgraph-oracledb's AsyncOracleSaver):
+    an open `oracledb.AsyncConnection`, to the same engine, user and schema as `connect()` would give, with the
+    same bounded retry while Oracle is starting (waiting with `asyncio.sleep`, so the loop keeps running).
+
+    ``conn = await connect_async()``; close it with ``await conn.close()`` (or ``async with conn:``)."""
+    if not config.oracle_dsn():
+        from .embedded import connect_async as connect_embedded_async
+        return await connect_embedded_async(config.embedded_db_path(), readonly=readonly)
+    settings = OracleSettings.from_env()
+    if readonly:
+        user, password = _readonly_credentials()
+        conn = await connect_oracle_async(OracleSettings(settings.dsn, user, password), retries=retries,
+                                          first_delay=first_delay, sleep=sleep, say=say)
+        conn.current_schema = settings.user
+        return conn
+    return await connect_oracle_async(settings, retries=retries, first_delay=first_delay, sleep=sleep, say=say)
+
+
+def create_pool_async(*, min: int = 1, max: int = 4, increment: int = 1) -> oracledb.AsyncConnectionPool:  # noqa: A002
+    """An `oracledb.AsyncConnectionPool` to the configured engine (as python-oracledb's `create_pool_async()`,
+    it opens sessions as they are acquired: ``async with pool.acquire() as conn``; ``await pool.close()``)."""
+    if not config.oracle_dsn():
+        from .embedded import create_pool_async as create_embedded_pool_async
+        return create_embedded_pool_async(config.embedded_db_path(), min=min, max=max, increment=increment)
+    settings = OracleSettings.from_env()
+    return oracledb.create_pool_async(user=settings.user, password=settings.password, dsn=settings.dsn,
+                                      min=min, max=max, increment=increment)
+
+
+def _readonly_credentials() -> tuple[str, str]:
+    user = os.environ.get("ORACLE_READONLY_USER")
+    password = os.environ.get("ORACLE_READONLY_PASSWORD")
+    if not user or not password:
+        raise RuntimeError("connect(readonly=True) on Oracle needs ORACLE_READONLY_USER and "
+                           "ORACLE_READONLY_PASSWORD: a user with only SELECT grants (docs/troubleshooting.md, "
+                           "Part 07); it never falls back to the read-write user.")
+    return user, password
+
+
+async def connect_oracle_async(settings: OracleSettings, *, retries: int | None = None, first_delay: float = 1.0,
+                               sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                               opener: Callable[..., Awaitable[oracledb.AsyncConnection]] = oracledb.connect_async,
+                               say: Callable[[str], None] | None = None) -> oracledb.AsyncConnection:
+    """`connect_oracle()` for asyncio: the same bounded backoff and the same one-line messages."""
+    attempts = retries if retries is not None else int(os.environ.get("ORACLE_CONNECT_RETRIES", "6"))
+    say = say or _say
+    delay = first_delay
+    last: Exception | None = None
+    for attempt in range(1, attempts + 1):
+        try:
+            return await opener(user=settings.user, password=settings.password, dsn=settings.dsn)
+        except oracledb.Error as exc:
+            last = exc
+            if not is_transient(exc) or attempt == attempts:
+                break
+            say(_retry_message(settings, exc, attempt, attempts, delay))
+            await sleep(delay)
+            delay = min(delay * 2, 30.0)
+    raise ConnectionError(_advice(settings, last)) from last
 
 
 def connect_oracle(settings: OracleSettings, *, retries: int | None = None, first_delay: float = 1.0,
@@ -95,11 +157,15 @@ def connect_oracle(settings: OracleSettings, *, retries: int | None = None, firs
             last = exc
             if not is_transient(exc) or attempt == attempts:
                 break
-            say(f"waiting for Oracle AI Database at {settings.dsn} ({_error_code(exc)}: {_waiting_for(exc)}); "
-                f"attempt {attempt} of {attempts} failed, trying again in {delay:g} s")
+            say(_retry_message(settings, exc, attempt, attempts, delay))
             sleep(delay)
             delay = min(delay * 2, 30.0)
     raise ConnectionError(_advice(settings, last)) from last
+
+
+def _retry_message(settings: OracleSettings, exc: BaseException, attempt: int, attempts: int, delay: float) -> str:
+    return (f"waiting for Oracle AI Database at {settings.dsn} ({_error_code(exc)}: {_waiting_for(exc)}); "
+            f"attempt {attempt} of {attempts} failed, trying again in {delay:g} s")
 
 
 def _say(message: str) -> None:
@@ -173,9 +239,9 @@ def connect_embedded_file(path: str | os.PathLike) -> oracledb.Connection:
 
 
 def is_embedded(conn: object) -> bool:
-    """True when ``conn`` is an embedded-engine connection (not python-oracledb's)."""
-    from .embedded import EmbeddedConnection
-    return isinstance(conn, EmbeddedConnection)
+    """True when ``conn`` is an embedded-engine connection, sync or async (not python-oracledb's)."""
+    from .embedded import EmbeddedAsyncConnection, EmbeddedConnection
+    return isinstance(conn, (EmbeddedConnection, EmbeddedAsyncConnection))
 
 
 def oracle_dialect() -> type:

@@ -51,9 +51,16 @@ def record(key: str, status: str, message: str, conn: Any = None, *, nothing_yet
         return
     try:
         data = _read(path)
-        data.setdefault(database_identity(conn), {})[key] = {"status": status, "message": message[:300],
-                                                             "nothing_yet": nothing_yet,
-                                                             "at": time.strftime("%Y-%m-%d %H:%M:%S")}
+        records = data.setdefault(database_identity(conn), {})
+        now = time.strftime("%Y-%m-%d %H:%M:%S")
+        entry = {"status": status, "message": message[:300], "nothing_yet": nothing_yet, "at": now}
+        if status != "pass":
+            # How long the learner has been on this checkpoint: the facilitator's room view reads it.
+            previous = records.get(key, {})
+            streak = previous.get("failures_in_a_row", 0) if previous.get("status") not in (None, "pass") else 0
+            entry["failures_in_a_row"] = streak + 1
+            entry["failing_since"] = previous.get("failing_since", now) if streak else now
+        records[key] = entry
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")

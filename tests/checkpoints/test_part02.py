@@ -18,11 +18,11 @@ from checkpoints.framework import CheckpointError, CheckpointFailed
 from workshop.config import PROJECT_ROOT
 from workshop.data import load_golden_queries
 
-from tests.checkpoints.shared import cells
+from tests.checkpoints.shared import cells, student_path
 
 NAME = "02_retrieval_strategies.ipynb"
 SOLUTION = PROJECT_ROOT / "solutions" / NAME
-STUDENT = PROJECT_ROOT / "notebooks" / NAME
+STUDENT = student_path(NAME)
 #: The setup cell without its reset (part 02 creates nothing; the tests never drop anything).
 RESET = "reset_part(2, conn)"
 

@@ -216,6 +216,9 @@ WRONG_ANSWERS = [
      "no column facts: only tables were scanned"),
     (1, "empty bodies", [("WHERE table_name LIKE :prefix ESCAPE '\\\\' AND comments IS NOT NULL",
                           "WHERE table_name LIKE :prefix ESCAPE '\\\\'")], "has no comment but got a fact"),
+    # issue 21: the TODO's SQL pasted into a normal Python string: ESCAPE '\' becomes ESCAPE '' and nothing matches
+    (1, "ESCAPE with one backslash in a normal Python string", [("ESCAPE '\\\\'", "ESCAPE '\\'")],
+     "its query says ESCAPE ''"),
     (1, "owner ignored", [("AND table_name LIKE :prefix ESCAPE '\\\\'\n", "AND :prefix IS NOT NULL\n")],
      "which is not a FINANCE_ table"),
     (1, "prefix kept in the subject", [("{table[len(owner) + 1:]}", "{table}")], "subjects keep the table prefix"),

@@ -1,8 +1,12 @@
 """The engine's import architecture (.importlinter): the engine imports nothing from the lessons, the lessons
-reach it only through workshop.db, and no import cycle hides inside it (function-local imports count)."""
+reach it only through workshop.db, no import cycle hides inside it (function-local imports count), its inside is
+layered one way (door, plug-ins, executor, translation, functions and values) and the plug-ins reach the
+executor only through its seam (hooks)."""
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import textwrap
 from pathlib import Path
 
@@ -47,6 +51,7 @@ def test_each_contract_breaks_on_a_planted_violation(tmp_path, monkeypatch, kind
     store = "from toy.embedded import engine\n" if kind == "lesson_imports_engine" else "from toy import db\n"
     (pkg / "memory" / "store.py").write_text(store)
     config = ROOT.joinpath(".importlinter").read_text()
+    config = config.split("\n# The engine's inside")[0]            # the layer contracts have their own test below
     config = config.replace("workshop.", "toy.").replace("    workshop\n    checkpoints\n", "    toy\n")
     config = "\n".join(line for line in config.splitlines() if line.strip() != "checkpoints")
     toy_config = tmp_path / ".importlinter"
@@ -89,3 +94,61 @@ def test_each_engine_owns_its_hooks_and_every_plugin_fills_them(tmp_path):
     finally:
         first.close()
         second.close()
+
+
+# ---------------------------------------------------------------------- the engine's layers, on a copy of it
+LAYERS = "The engine's inside is layered one way"
+SEAM = "The plug-ins reach the executor only through its seam"
+CYCLES = "No import cycles inside the embedded engine"
+PLANTED = [
+    # (case, module to write into, planted code, the one contract it must break; each plant makes no cycle)
+    ("clean", None, "", None),
+    ("values import the executor", "values.py", "\ndef _planted():\n    from . import statement\n", LAYERS),
+    ("translation imports a plug-in", "translate.py", "\ndef _planted():\n    from . import graph\n", LAYERS),
+    ("the executor imports a plug-in", "engine.py", "\ndef _planted():\n    from . import text_support\n", LAYERS),
+    ("functions import translation", "functions/strings.py", "\ndef _planted():\n    from .. import translate\n",
+     LAYERS),
+    ("a module in no layer", "planted_new.py", "from . import values\n", LAYERS),
+    ("a plug-in imports the executor", "model_support.py", "\ndef _planted():\n    from . import engine\n", SEAM),
+    ("a plug-in package imports the executor", "hybrid/search.py", "\ndef _planted():\n    from .. import dml\n",
+     SEAM),
+]
+
+
+def _engine_copy(root: Path) -> Path:
+    """workshop.embedded as it is, under the package name `wscopy` (the real `workshop` is imported in this
+    process, and import-linter would find it instead), an empty module for every other name the contracts
+    mention, and the repository's .importlinter renamed the same way. Returns the config's path."""
+    target = root / "wscopy" / "embedded"
+    shutil.copytree(ROOT / "workshop" / "embedded", target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for source in target.rglob("*.py"):
+        source.write_text(source.read_text().replace("workshop.embedded", "wscopy.embedded"))
+    (root / "wscopy" / "__init__.py").write_text("")
+    (root / "checkpoints").mkdir()
+    (root / "checkpoints" / "__init__.py").write_text("")
+    text = ROOT.joinpath(".importlinter").read_text()
+    for name in set(re.findall(r"\bworkshop\.([a-z_]+)\b", text)) - {"embedded"}:
+        (root / "wscopy" / f"{name}.py").write_text("")
+    config = root / ".importlinter"
+    config.write_text(re.sub(r"\bworkshop\b", "wscopy", text))
+    return config
+
+
+@pytest.mark.parametrize("module,code,broken", [case[1:] for case in PLANTED], ids=[case[0] for case in PLANTED])
+def test_the_engine_layers_break_on_a_planted_violation(tmp_path, monkeypatch, capsys, module, code, broken):
+    """The repository's own contracts over a copy of the engine: kept as it is, and each planted import breaks
+    the contract that forbids it (and, for the layers, no other reason)."""
+    config = _engine_copy(tmp_path)
+    if module:
+        target = tmp_path / "wscopy" / "embedded" / module
+        target.write_text((target.read_text() if target.exists() else "") + code)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("COLUMNS", "400")                 # one line per contract in the report
+    code_returned = _lint(config, tmp_path)
+    report = capsys.readouterr().out
+    broken_now = {line.rsplit(" ", 1)[0] for line in report.splitlines() if line.endswith(" BROKEN")}
+    if broken is None:
+        assert code_returned == 0 and not broken_now, report
+    else:
+        assert code_returned != 0 and [name for name in broken_now if name.startswith(broken)] \
+            and len(broken_now) == 1, report
