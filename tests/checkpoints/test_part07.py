@@ -540,6 +540,8 @@ WRONG = [
           edit=(("    output = tool(**arguments)\n",
                  "    try:\n        output = tool(**arguments)\n    except Exception:\n        budget.tool_calls -= 1\n"
                  "        raise\n"),)),
+    Wrong("approval", "probe", "actor-typed-into-the-sql", "another actor than the one who approved",
+          edit=(("AND actor = :actor", "AND actor = 'ana'"), (", actor=actor)", ")"))),
     Wrong("verifier", "probe", "like-not-equals", "a claimed case 'CASE-%'",
           edit=(("AND case_ref = :case_ref", "AND case_ref LIKE :case_ref"),)),
     Wrong("verifier", "probe", "prefix-match", "only the start of a saved one",
