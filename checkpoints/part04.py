@@ -380,6 +380,14 @@ def check_sync_knowledge(conn: oracledb.Connection, sync_knowledge: Callable) ->
         fourth = _report(sync_knowledge(conn, store, kept), "third sync")
         expect(not _writes(store) and fourth == {"inserted": 0, "updated": 0, "deleted": 0, "unchanged": 3},
                f"a third sync changed something ({fourth}): the sync is not idempotent")
+
+        store.calls.clear()                          # empty input: every fact withdrawn, so every row is stale
+        fifth = _report(sync_knowledge(conn, store, []), "sync of no facts")
+        expect(not rows() and fifth == {"inserted": 0, "updated": 0, "deleted": 3, "unchanged": 0},
+               f"a sync of no facts at all reported {fifth} and left {len(rows())} rows: when every fact is withdrawn, "
+               "every stored row is stale", ("Stale is whatever the store holds that is not wanted, also when nothing "
+                                             "is wanted (section 3).", "stale = [i for i in present if i not in wanted]; "
+                                             "store.delete(stale) when there is any."))
     finally:
         conn.rollback()
         drop_table_purge(conn, table)

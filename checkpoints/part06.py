@@ -54,6 +54,10 @@ def _number(function: Callable, name: str, *args) -> float:
     except ZeroDivisionError:
         fail(f"{name}({', '.join(map(repr, args))}) divides by zero: a query with no relevant chunk (or an empty "
              "ranking) must still get a score", "Return 0.0 when there is nothing to divide by.")
+    except IndexError as error:
+        fail(f"{name}({', '.join(map(repr, args))}) raised IndexError ({error}): an empty ranking (a search that found "
+             "nothing) or one shorter than k must still get a score", "Walk ranked[:k]; never index a position that "
+                                                                     "may not exist.")
     if value is None:
         fail(f"{name}({', '.join(map(repr, args))}) returned None: a `return` is missing on one path",
              "Every path of the function returns a number (0.0 when nothing relevant is found).")
@@ -94,6 +98,8 @@ def _against_golden_set(function: Callable, name: str, reference: Callable, ks: 
                                  "('The metrics').", "relevant = {ids with grade >= 1}; return 0.0 when there is none, "
                                  "else len(relevant & set(ranked[:k])) / len(relevant)."))
 def check_recall_at_k(recall_at_k: Callable) -> str:
+    _probe(recall_at_k, "recall_at_k", [], GRADED, 5, 0.0, "a search that found nothing (an empty ranking) scores 0",
+           "An empty ranking has no relevant chunk in its top k: the score is 0.0.")
     _probe(recall_at_k, "recall_at_k", ["z", "x"], GRADED, 5, 0.0,
            "a chunk graded 0 is labelled but not relevant", "Count only ids whose grade is >= 1.")
     _probe(recall_at_k, "recall_at_k", ["a", "x", "y", "w"], GRADED, 10, 1 / 3,
@@ -120,6 +126,8 @@ def check_recall_at_k(recall_at_k: Callable) -> str:
 @checkpoint("Precision@k", hint=("Relevant chunks in the top k, divided by k ('The metrics').",
                                     "sum(1 for doc in ranked[:k] if relevance.get(doc, 0) >= 1) / k."))
 def check_precision_at_k(precision_at_k: Callable) -> str:
+    _probe(precision_at_k, "precision_at_k", [], GRADED, 5, 0.0, "a search that found nothing (an empty ranking) scores 0",
+           "An empty ranking has no relevant chunk in its top k: the score is 0.0.")
     _probe(precision_at_k, "precision_at_k", ["a"], GRADED, 5, 1 / 5,
            "precision divides by k even when fewer than k chunks came back (a short list is not a better one)",
            "Divide by k, not by len(ranked).",
@@ -140,6 +148,8 @@ def check_precision_at_k(precision_at_k: Callable) -> str:
                               "('The metrics').", "for rank, doc in enumerate(ranked[:k], start=1): return 1 / rank at "
                               "the first grade >= 1; after the loop return 0.0."))
 def check_mrr_at_k(mrr_at_k: Callable) -> str:
+    _probe(mrr_at_k, "mrr_at_k", [], GRADED, 5, 0.0, "a search that found nothing (an empty ranking) scores 0",
+           "An empty ranking has no relevant chunk in its top k: the score is 0.0.")
     _probe(mrr_at_k, "mrr_at_k", ["x", "c", "a"], GRADED, 10, 1 / 2,
            "the *first* relevant chunk counts, whatever its grade (ranks start at 1)",
            "for rank, id in enumerate(ranked[:k], start=1): return 1 / rank at the first relevant id.")
