@@ -57,7 +57,8 @@ def check_subjects_sql(conn: oracledb.Connection, subjects_sql: str | None) -> s
     counts.update(subject for _, subject in PROBES)
     probed_counts = dict(map(tuple, probed))
     if PROBE_SUBJECT not in probed_counts and probed_counts.get("cs.AI") == counts["cs.AI"]:
-        fail(f"with a probe paper of a new subject ({PROBE_SUBJECT}) added to PAPERS, the query leaves that subject out: "
+        fail(f"with a probe paper of a new subject ({PROBE_SUBJECT}) added to PAPERS, the query leaves that subject "
+             f"out: "
              "a row limit (FETCH FIRST) or a filter keeps only the subjects there are today",
              ("Every subject gets its row, however many there are: no row limit, no WHERE (section 6).",
               "SELECT primary_subject, COUNT(*) AS papers FROM papers GROUP BY primary_subject ORDER BY papers DESC"))

@@ -51,7 +51,8 @@ HOSTILE = "It's a \"probe\"; DROP TABLE conversation_memory; -- :id &x ünïcød
 CLOCK_SLACK = timedelta(minutes=10)
 DISTANCE_TOLERANCE = 1e-4
 
-STORES_HINT = ('One OracleVS per memory type, with the database embeddings, the cosine distance and upserts (section 4).',
+STORES_HINT = ('One OracleVS per memory type, with the database embeddings, the cosine distance and upserts (section '
+               '4).',
                ("Create the five stores as in the TODO: OracleVS(conn, embeddings, \"KNOWLEDGE_BASE_VS\", "
                "DistanceStrategy.COSINE, mutate_on_duplicate=True), and so on, in a dict keyed knowledge_base, "
                "workflow, toolbox, entity, summary."))
@@ -455,7 +456,8 @@ def check_conversation_table(conn: oracledb.Connection, conversation_ddl: str,
 
 # --------------------------------------------------------------------------- TODO 2
 JSON_BIND_HINT = ["python-oracledb must be told that a dict is meant for a JSON column (section 2, 'declare the "
-                  "JSON bind').", "Declare the bind before executing: cur.setinputsizes(metadata=oracledb.DB_TYPE_JSON) (or bind "
+                  "JSON bind').", "Declare the bind before executing: "
+                                  "cur.setinputsizes(metadata=oracledb.DB_TYPE_JSON) (or bind "
                   "json.dumps(metadata), JSON text that Oracle parses into the JSON column)."]
 RETURNING_HINT = ["The INSERT itself can hand back the id the database generated (section 2: RETURNING ... INTO).",
                   "Add RETURNING id INTO :new_id to the INSERT, bind new_id = cur.var(int), and return "
@@ -550,7 +552,8 @@ def check_write_conversation(conn: oracledb.Connection, write_conversation: Call
                "Pass the text as a bind variable (:content), never by formatting it into the SQL string.")
         expect(got_meta == metadata, f"the metadata came back as {got_meta!r}, expected {metadata!r}",
                "Bind the metadata to the JSON column (declared as DB_TYPE_JSON, or as JSON text); it may be None.")
-        expect(created_at is not None, "CREATED_AT is empty", "Leave created_at out of the INSERT: its default fills it.")
+        expect(created_at is not None, "CREATED_AT is empty", "Leave created_at out of the INSERT: its default fills "
+                                                              "it.")
         expect(second > first, f"the second turn got id {second}, not more than the first ({first})",
                "Let the identity column number the turns: do not insert an id yourself.")
         (_, _, role2, content2, meta2, _), = seen[second]

@@ -94,10 +94,12 @@ def _finance_schema(conn: oracledb.Connection) -> str:
 
 
 # --------------------------------------------------------------------------- TODO 1: scan_schema
-SCAN_HINT = ("A schema scan reads the dictionary's comments: one fact per commented table and column (section 2, 'Schema scan').",
+SCAN_HINT = ("A schema scan reads the dictionary's comments: one fact per commented table and column (section 2, "
+             "'Schema scan').",
              ("One fact per commented table (USER_TAB_COMMENTS) and per commented column (USER_COL_COMMENTS) of "
              "the FINANCE_% tables: Fact(\"table\", \"FINANCE.LOANS\", ...) and Fact(\"column\", "
-             "\"FINANCE.LOANS.RATE_BP\", ...), each body the subject and its comment. Skip rows whose comment is NULL."))
+             "\"FINANCE.LOANS.RATE_BP\", ...), each body the subject and its comment. Skip rows whose comment is "
+             "NULL."))
 
 
 @contextmanager
@@ -240,7 +242,8 @@ def check_scan_schema(conn: oracledb.Connection, scan_schema: Callable) -> str:
                "Every row of USER_COL_COMMENTS with a comment becomes one column fact.")
         unnamed = [s for s, f in by_subject.items() if str(s) not in str(_field(f, "body"))]
         expect(not unnamed, f"the body of {unnamed[0] if unnamed else ''} does not name its subject: a search for "
-               "RATE_BP must find the text RATE_BP", ("A fact's body is what the search embeds: it names its subject and says its comment (section 2).",
+               "RATE_BP must find the text RATE_BP", ("A fact's body is what the search embeds: it names its subject "
+                                                      "and says its comment (section 2).",
                 "The body is the subject and the comment: "
                "f\"Column {subject}: {comment}\"."))
         fetched = sum(st.rows_fetched for st in recorder.statements if _reads_comments(st.sql))
@@ -256,7 +259,8 @@ def check_scan_schema(conn: oracledb.Connection, scan_schema: Callable) -> str:
 
 
 # --------------------------------------------------------------------------- TODO 2: sync_knowledge
-SYNC_HINT = ("A sync compares what the store holds with what should be there, by id and fingerprint (section 3, 'Keeping the store in step').",
+SYNC_HINT = ("A sync compares what the store holds with what should be there, by id and fingerprint (section 3, "
+             "'Keeping the store in step').",
              ("Upsert the publishable facts that are new or whose fingerprint changed with store.add_texts(..., "
              "ids=[f.id ...]), delete the ids the store holds that are no longer wanted with store.delete(...), and "
              "count inserted / updated / deleted / unchanged."))
@@ -386,7 +390,8 @@ def check_sync_knowledge(conn: oracledb.Connection, sync_knowledge: Callable) ->
         expect(not rows() and fifth == {"inserted": 0, "updated": 0, "deleted": 3, "unchanged": 0},
                f"a sync of no facts at all reported {fifth} and left {len(rows())} rows: when every fact is withdrawn, "
                "every stored row is stale", ("Stale is whatever the store holds that is not wanted, also when nothing "
-                                             "is wanted (section 3).", "stale = [i for i in present if i not in wanted]; "
+                                             "is wanted (section 3).", "stale = [i for i in present if i not in "
+                                                                       "wanted]; "
                                              "store.delete(stale) when there is any."))
     finally:
         conn.rollback()
@@ -395,7 +400,8 @@ def check_sync_knowledge(conn: oracledb.Connection, sync_knowledge: Callable) ->
 
 
 # --------------------------------------------------------------------------- TODO 3: retrieve_knowledge
-RETRIEVE_HINT = ('Retrieve more candidates than you keep, filter inside the search, and let the reranker choose (section 5).',
+RETRIEVE_HINT = ('Retrieve more candidates than you keep, filter inside the search, and let the reranker choose '
+                 '(section 5).',
                  ("hits = knowledge_vs.similarity_search_with_score(query, k=k * 4, filter=flt): oversample four "
                  "times, with the kinds filter inside the search, and let rerank cut the candidates down to k."))
 #: (question, kind) pairs for the filter probe: the kind is rare among the question's nearest rows.

@@ -126,7 +126,8 @@ def check_recall_at_k(recall_at_k: Callable) -> str:
 @checkpoint("Precision@k", hint=("Relevant chunks in the top k, divided by k ('The metrics').",
                                     "sum(1 for doc in ranked[:k] if relevance.get(doc, 0) >= 1) / k."))
 def check_precision_at_k(precision_at_k: Callable) -> str:
-    _probe(precision_at_k, "precision_at_k", [], GRADED, 5, 0.0, "a search that found nothing (an empty ranking) scores 0",
+    _probe(precision_at_k, "precision_at_k", [], GRADED, 5, 0.0, "a search that found nothing (an empty ranking) "
+                                                                 "scores 0",
            "An empty ranking has no relevant chunk in its top k: the score is 0.0.")
     _probe(precision_at_k, "precision_at_k", ["a"], GRADED, 5, 1 / 5,
            "precision divides by k even when fewer than k chunks came back (a short list is not a better one)",
@@ -182,7 +183,8 @@ def _other_gains(ranked: Sequence[str], relevance: Mapping[str, int], k: int) ->
 
 @checkpoint("NDCG@k (linear gain)", hint=("DCG = sum(grade / log2(rank + 1)); the ideal DCG sorts every labelled grade "
                                           "of the query (not the retrieved list) and takes the top k ('The metrics').",
-                                          "ideal = dcg(sorted(relevance.values(), reverse=True)[:k]); 0.0 if ideal == 0; "
+                                          "ideal = dcg(sorted(relevance.values(), reverse=True)[:k]); 0.0 if ideal == "
+                                          "0; "
                                           "else dcg([relevance.get(doc, 0) for doc in ranked[:k]]) / ideal."))
 def check_ndcg_at_k(ndcg_at_k: Callable) -> str:
     ideal_3 = 3 + 2 / math.log2(3) + 1 / 2
@@ -192,7 +194,8 @@ def check_ndcg_at_k(ndcg_at_k: Callable) -> str:
            "(a list holding only the weakest relevant chunk is not perfect)",
            "ideal = dcg(sorted(relevance.values(), reverse=True)[:k]).",
            known=[(1 / ascending, "the ideal DCG sorts the grades best first (reverse=True); ascending grades "
-                   "are the worst ranking, not the ideal one", "ideal = dcg(sorted(relevance.values(), reverse=True)[:k])."),
+                   "are the worst ranking, not the ideal one", "ideal = dcg(sorted(relevance.values(), "
+                                                               "reverse=True)[:k])."),
                   (1 / 3, "the ideal DCG is cut at k, not at the length of the retrieved list",
                    "ideal = dcg(sorted(relevance.values(), reverse=True)[:k])."),
                   (1 / (3 + 2 + 1 / math.log2(3)), DISCOUNT, DISCOUNT_HINT), *_other_gains(["c"], GRADED, 10)])
@@ -291,7 +294,8 @@ def check_harvest_sql(conn, harvest_sql: str) -> str:
              "not the log's order", ("The log's own order is its row id, the order the retrievals happened "
                                      "('Closing the loop').", "ORDER BY t.id (the TOOL_LOG row)."))
     expect(mine == want, "the candidate ids or the order of the rows differ from what was logged "
-           "(rows without ORDER BY come back in any order)", ("The candidates are the record's JSON array, and the rows come in the log's order ('Closing the loop').",
+           "(rows without ORDER BY come back in any order)", ("The candidates are the record's JSON array, and the "
+                                                              "rows come in the log's order ('Closing the loop').",
                 "JSON_QUERY(t.arguments, '$.candidates'), ORDER BY t.id."))
     expect([r["log_id"] for r in got] == [r["log_id"] for r in again], "running the harvest twice gives another order",
            "ORDER BY t.id.")

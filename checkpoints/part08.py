@@ -35,15 +35,18 @@ from .framework import (RecordingConnection, checkpoint, expect, expect_at_most_
 
 NOTEBOOK = "08_oracle_ai_agent_memory.ipynb"
 
-EXTRACT_HINT = ("An extraction policy decides sentence by sentence what is durable, typed and scoped (section 1, 'What to keep').",
+EXTRACT_HINT = ("An extraction policy decides sentence by sentence what is durable, typed and scoped (section 1, "
+                "'What to keep').",
                 ("For each sentence: skip greetings and anything with a secret FIRST (a one-time code looks like an "
                 "identifier), then a tool message is a 'fact' with confirmed_by='tool:<name>', a preference is a "
                 "'preference', an identifier or confirmed state is a 'memory'; every record inherits the message's "
                 "tenant/source/tags."))
-SEARCH_HINT = ("Hybrid memory search is one statement: two scoped pools fused by Reciprocal Rank Fusion (section 2, 'How to find it again').",
+SEARCH_HINT = ("Hybrid memory search is one statement: two scoped pools fused by Reciprocal Rank Fusion (section 2, "
+               "'How to find it again').",
                ("One statement: a vector pool (ROW_NUMBER over VECTOR_DISTANCE) and a lexical pool (DENSE_RANK over "
                "SCORE(1)), BOTH with user_id = :user_id AND agent_id = :agent_id, FULL OUTER JOIN, "
-               "COALESCE(1 / (:rrf_k + rank), 0) summed, ORDER BY the score DESC, memory_id, FETCH FIRST :k ROWS ONLY."))
+               "COALESCE(1 / (:rrf_k + rank), 0) summed, ORDER BY the score DESC, memory_id, FETCH FIRST :k ROWS "
+               "ONLY."))
 
 #: A second conversation the notebook never shows: another scope, other metadata, no tags, a planted PIN.
 PROBE_CONVERSATION = [
