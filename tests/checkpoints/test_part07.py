@@ -437,7 +437,7 @@ WRONG = [
           edit=(('if len(statements) != 1 or has_semicolon(sql):', "if len(statements) != 1:"),)),
     Wrong("sql_guard", "clause", "schema-qualified-allowed", "let a schema-qualified table through",
           edit=(("if table.db or table.catalog:", "if False:"),)),
-    Wrong("sql_guard", "method", "dbms-text-search", "refused write words inside a string",
+    Wrong("sql_guard", "method", "dbms-text-search", "refused write words and a ';' inside a string",
           edit=(("    if package_names(sql):", "    if 'DBMS_' in sql.upper() or package_names(sql):"),)),
     Wrong("sql_guard", "method", "prefix-allowlist", "let a table not on the allowlist through",
           edit=(("if object_name(table) not in permitted and not cte_in_scope(table):",
@@ -570,7 +570,7 @@ def test_every_todo_has_a_wrong_answer_of_each_kind():
 def test_the_guard_checkpoint_fuzz_list_is_refused_by_the_library_guard():
     from checkpoints import part07
     from workshop.harness.guard import GuardRefused, guard_select
-    for _, sql in part07.HOSTILE:
+    for _, sql, _ in part07.HOSTILE:
         with pytest.raises(GuardRefused):
             guard_select(sql, part07.ALLOWED_TABLES)
     for _, sql in part07.ACCEPTED:

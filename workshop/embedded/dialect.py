@@ -24,9 +24,9 @@ class ModelUsing(exp.Expression, exp.Func):
 
 
 class ModelArg(exp.Expression):
-    """One `expr AS name` argument of a model function."""
+    """One `expr [AS name]` argument of a model function."""
 
-    arg_types = {"this": True, "name": True}
+    arg_types = {"this": True, "name": False}          # `USING col` names the attribute after the column
 
 
 class JsonQuery(exp.Expression, exp.Func):
@@ -199,7 +199,7 @@ def normalise_for_parser(sql: str) -> str:
 
     def fix(code: str) -> str:
         code = _APPROX.sub("FETCH ", code)
-        return _VECTOR_STAR.sub(lambda m: f"VECTOR(0, {(m.group(2) or '*').replace('*', 'FLEX')})", code)
+        return _VECTOR_STAR.sub(lambda m: f"VECTOR(FLEX, {(m.group(2) or '*').replace('*', 'FLEX')})", code)
 
     return map_code(sql, fix)
 

@@ -21,5 +21,7 @@ class Mark(enum.Enum):
     RLS_INNER = "the base-table reference inside a row-level security inline view"
     VECTOR_METRIC = "distance metric of a vector function call"
     ORACLE_TYPE = "Oracle datatype of an expression the translator rewrote"
+    BIND_NAME = "the Oracle bind name of a rewritten placeholder (its datatype comes from the bound value)"
+    IGNORE_DUPKEY = "the INSERT's IGNORE_ROW_ON_DUPKEY_INDEX hint: (table, columns, index)"
     TEXT_SLOT = "slot of the CONTAINS search a SCORE refers to"
     TEXT_ALIAS = "table alias of the CONTAINS search a SCORE refers to"
