@@ -540,6 +540,8 @@ WRONG = [
           edit=(("    output = tool(**arguments)\n",
                  "    try:\n        output = tool(**arguments)\n    except Exception:\n        budget.tool_calls -= 1\n"
                  "        raise\n"),)),
+    Wrong("approval", "probe", "actor-typed-into-the-sql", "another actor than the one who approved",
+          edit=(("AND actor = :actor", "AND actor = 'ana'"), (", actor=actor)", ")"))),
     Wrong("verifier", "probe", "like-not-equals", "a claimed case 'CASE-%'",
           edit=(("AND case_ref = :case_ref", "AND case_ref LIKE :case_ref"),)),
     Wrong("verifier", "probe", "prefix-match", "only the start of a saved one",
@@ -590,3 +592,18 @@ def test_checkpoints_leave_the_tables_as_found(notebook):
         assert cur.fetchone() == (0,)
         cur.execute("SELECT COUNT(*), SUM(rate_bp) FROM finance_loans")
         assert cur.fetchone()[0] > 0
+
+
+def test_a_repeated_failure_of_the_same_kind_gets_the_code(notebook):
+    """The same wrong answer twice: the concept and where to read first, the statement only the second time; the
+    stub's own first hint names no SQL either."""
+    from checkpoints import part07
+    wrong = next(w for w in WRONG if w.id == "like-not-equals")
+    source = apply_edit(SOLUTION_CELLS[TODOS["verifier"][1]], wrong.edit)
+    hints = []
+    for _ in range(2):
+        with pytest.raises(CheckpointFailed) as excinfo:
+            run_todo(notebook, "verifier", source)
+        hints.append(excinfo.value.hint)
+    assert hints == list(part07.VERIFIER_HINT), hints
+    assert "SELECT" not in hints[0] and ":case_ref" in hints[1]
