@@ -25,9 +25,7 @@ def column_spec(table: Table, column: Column) -> str:
 
 
 def store(value: exp.Expression, table: Table, column: Column) -> exp.Expression:
-    call = exp.Anonymous(this="ORA_STORE", expressions=[value, exp.Literal.string(column_spec(table, column))])
-    call.meta[Mark.ENGINE_CALL] = True        # the translator's own call: text cannot name ORA_STORE (ORA-00904)
-    return call
+    return exp.Anonymous(this="ORA_STORE", expressions=[value, exp.Literal.string(column_spec(table, column))])
 
 
 class DmlTranslator(Translator):

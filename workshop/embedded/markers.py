@@ -26,4 +26,3 @@ class Mark(enum.Enum):
     TEXT_SLOT = "slot of the CONTAINS search a SCORE refers to"
     TEXT_ALIAS = "table alias of the CONTAINS search a SCORE refers to"
     NVL = "a COALESCE the translator made from NVL (its operands already converted as NVL converts)"
-    ENGINE_CALL = "a call of one of the engine's own ORA_ functions, made by the translator (never by the text)"

@@ -808,11 +808,8 @@ class Translator:
             if name in names.aggregates and isinstance(node.parent, exp.Window):
                 raise unsupported(f"{name} as an analytic (OVER) function")
             return _ora("ORA_" + name, *args)
-        if name.startswith("ORA_") and node.meta.get(Mark.ENGINE_CALL):
+        if name.startswith("ORA_"):     # the engine's own call (check_constructs refused any the text wrote)
             return node
-        # the engine's internal functions (ORA_TEXT_SCORE, ORA_SYS_CONTEXT, ...) are not Oracle's: written in a
-        # statement they are unknown identifiers, as on Oracle (ORA_TEXT_SCORE(slot, rowid) would otherwise read
-        # another tenant's text score)
         raise errors.EngineError(904, f'"{name}": invalid identifier')
 
     def _nvl_operand(self, first: exp.Expression, second: exp.Expression, scope: Scope) -> exp.Expression:
@@ -1598,6 +1595,11 @@ def check_constructs(tree: exp.Expression) -> exp.Expression:
             # SQL Language Reference, "Database Object Naming Rules": names are 1 to 128 bytes long
             raise errors.EngineError(972, f"identifier is too long (the identifier {str(node.this)[:30]}... exceeds "
                                           f"the maximum length of {MAX_IDENTIFIER_BYTES} bytes)")
+        if isinstance(node, exp.Anonymous) and node.name.upper().startswith("ORA_"):
+            # the engine's internal functions (ORA_TEXT_SCORE, ORA_SYS_CONTEXT, ...) are not Oracle's: written in a
+            # statement they are unknown identifiers, as on Oracle (ORA_TEXT_SCORE(slot, rowid) would otherwise
+            # read another tenant's text score); only the translator, after this check, writes them
+            raise errors.EngineError(904, f'"{node.name.upper()}": invalid identifier')
         if type(node) in UNSUPPORTED_CONSTRUCTS or not is_translated(type(node)):
             raise unsupported(construct_name(node))
         if isinstance(node, exp.Column) and node.args.get("join_mark"):
@@ -1647,11 +1649,7 @@ def _attribute_name(arg: exp.Expression) -> str:
 
 
 def _ora(name: str, *args: exp.Expression) -> exp.Anonymous:
-    """A call of the engine's own SQL function `name` (registered on the SQLite connection), marked as the
-    translator's: the same name written in a statement is not an Oracle function (ORA-00904)."""
-    call = exp.Anonymous(this=name, expressions=[a for a in args])
-    call.meta[Mark.ENGINE_CALL] = True
-    return call
+    return exp.Anonymous(this=name, expressions=[a for a in args])
 
 
 def _is_aggregate_call(node: exp.Expression, aggregates: set[str]) -> bool:
