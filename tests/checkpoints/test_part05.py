@@ -4,6 +4,9 @@ For every TODO: the solution passes, another correct answer passes, the untouche
 with a friendly CheckpointFailed, and each plausible wrong answer (the table WRONG_ANSWERS) fails with
 a reason that names the mistake. Cells run in one namespace per test, in this process, on a private
 copy of a set-up database that already holds the knowledge-base tables and the context package.
+
+Accepted on purpose (issue 21): a lexical expression grouped in parentheses; a tenant predicate that reads
+SYS_CONTEXT (redundant with the policy, but it comes from the session, and the globex probe shows it).
 """
 from __future__ import annotations
 
