@@ -248,6 +248,10 @@ WRONG_ANSWERS = [
      "for a lookup"),
     (1, "the running question's budget for every question", [("TOKEN_BUDGETS[intent]", 'TOKEN_BUDGETS["comparison"]')],
      "it is not one number for all"),
+    (4, "a dropped duplicate charged to the budget", [('            dropped.append((row["id"], "near-duplicate"))\n',
+                                                       '            dropped.append((row["id"], "near-duplicate"))\n'
+                                                       '            used += tokens\n')],
+     "a dropped row was charged to the budget"),
     (4, "an empty list of rows breaks", [("    dropped = []\n", "    dropped = []\n    rows[0]\n")],
      "an empty list of rows"),
     (4, "tokens counted as words", [('row, tokens = eligible[i], estimate_tokens(eligible[i]["content"])',
