@@ -336,9 +336,53 @@ def readonly_session(conn, opener: Callable[[], oracledb.Connection] | None = No
     return steps
 
 
+#: (door, statement, the error the embedded read-only session raises: workshop/embedded/readonly.py). Each names
+#: objects that do not exist or matches no row, so a door Oracle did open would change nothing.
+READONLY_DOORS = (
+    ("DBMS_RLS.DROP_POLICY", "BEGIN DBMS_RLS.DROP_POLICY('VO_NONE', 'VO_NONE', 'VO_NONE'); END;", "PLS-00201"),
+    ("DBMS_VECTOR.DROP_ONNX_MODEL", "BEGIN DBMS_VECTOR.DROP_ONNX_MODEL('VO_NO_SUCH_MODEL'); END;", "PLS-00201"),
+    ("DBMS_VECTOR_CHAIN.DROP_PREFERENCE", "BEGIN DBMS_VECTOR_CHAIN.DROP_PREFERENCE('VO_NO_PREF'); END;", "PLS-00201"),
+    ("CTX_DDL.SYNC_INDEX", "BEGIN CTX_DDL.SYNC_INDEX('VO_NO_INDEX'); END;", "PLS-00201"),
+    ("DBMS_DATA_MINING.DROP_MODEL", "BEGIN DBMS_DATA_MINING.DROP_MODEL('VO_NO_SUCH_MODEL'); END;", "ORA-01031"),
+    # the privilege error (ORA-01031) or the READ ONLY user property's (ORA-28194): undocumented which comes first
+    ("DELETE on a READ-granted table", "DELETE FROM finance_loans WHERE 1 = 0", "ORA-01031"),
+    ("CREATE TABLE in the owner's schema", "CREATE TABLE vo_ro_probe (x NUMBER)", "ORA-01031"),
+)
+
+
+def readonly_doors(conn, opener: Callable[[], oracledb.Connection] | None = None) -> list[Step]:
+    """Which error Oracle's read-only user gets at each door the embedded read-only session refuses, so the engine
+    can answer exactly as Oracle does (DBMS_DATA_MINING's error and the ORA-01031 / ORA-28194 order are not
+    documented)."""
+    from .oracle_grants import readonly_user
+    if readonly_user() is None and opener is None:
+        return [Step(S, "read-only doors", "FAIL", "ORACLE_READONLY_USER is not set",
+                     "set ORACLE_READONLY_USER / ORACLE_READONLY_PASSWORD (compose.yaml and ci.yml do)")]
+    try:
+        ro = (opener or (lambda: db.connect(readonly=True, retries=1)))()
+    except (ConnectionError, RuntimeError, oracledb.Error) as exc:
+        return [Step(S, "read-only doors", "FAIL", first_line(exc), "the start-up script did not create the user")]
+    steps = []
+    try:
+        for door, statement, expected in READONLY_DOORS:
+            try:
+                _execute(ro, statement)
+                steps.append(Step(S, f"read-only door {door} refused", "FAIL", "accepted",
+                                  "the read-only user can write: revoke what workshop/oracle_grants.py does not list"))
+            except oracledb.DatabaseError as exc:
+                steps.append(_ok(S, f"read-only door {door}: {expected} as the embedded engine", expected in str(exc),
+                                 first_line(exc), f"make workshop/embedded/readonly.py answer {_code(exc)}"))
+            finally:
+                ro.rollback()
+    finally:
+        ro.close()
+        _drop_quietly(conn, ["DROP TABLE vo_ro_probe PURGE"])
+    return steps
+
+
 def probe_steps(startup_log: str | None = None) -> tuple[Callable[[oracledb.Connection], list[Step]], ...]:
     """The probes, in report order (the start-up log, if any, goes to the vector-pool probe)."""
     def vector_pool_probe(conn) -> list[Step]:
         return vector_pool(conn, startup_log)
     return (ctxsys_packages, prediction_inputs, vector_pool_probe, hybrid_keyword_rows, hybrid_index_privileges,
-            onnx_models, engine_parity, readonly_session)
+            onnx_models, engine_parity, readonly_session, readonly_doors)

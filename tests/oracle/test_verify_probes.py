@@ -287,7 +287,8 @@ def test_full_runs_notebooks_then_tests_then_probes_and_passes_the_start_up_log(
 def test_every_probe_the_issue_asks_for_is_registered():
     names = [fn.__name__ for fn in vp.probe_steps()]
     assert names == ["ctxsys_packages", "prediction_inputs", "vector_pool_probe", "hybrid_keyword_rows",
-                     "hybrid_index_privileges", "onnx_models", "engine_parity", "readonly_session"]
+                     "hybrid_index_privileges", "onnx_models", "engine_parity", "readonly_session",
+                     "readonly_doors"]
     statements = " ".join(p.statement for p in vp.PARITY_PROBES)
     assert "CREATE INDEX IF NOT EXISTS" in statements and "SYSTIMESTAMP(3)" in statements
     assert any(p.statement.startswith("MERGE") and p.statement.endswith(";") for p in vp.PARITY_PROBES)
@@ -306,3 +307,19 @@ def test_the_probes_plain_sql_parses_as_oracle(sql):
     from sqlglot import exp
     from workshop.db import parse_oracle
     assert not isinstance(parse_oracle(sql), exp.Command)
+
+
+def test_the_readonly_doors_probe_records_what_oracle_raises():
+    """PASS where Oracle's read-only user answers as the embedded read-only session; where it answers otherwise
+    (the READ ONLY property's ORA-28194, say), FAIL naming the code to adopt; a door that opens is a FAIL."""
+    pls = ora_error(6550, "line 1, column 7:\nPLS-00201: identifier 'X' must be declared")
+    privilege = ora_error(1031, "insufficient privileges")
+    owner = FakeOracle([("DROP TABLE vo_ro_probe", ora_error(942, "table or view does not exist"))])
+    script = [("DBMS_DATA_MINING", privilege), ("BEGIN", pls), ("DELETE", privilege), ("CREATE TABLE", privilege)]
+    assert {s.status for s in vp.readonly_doors(owner, opener=lambda: FakeOracle(script))} == {"PASS"}
+    read_only = ora_error(28194, "Can perform read operations only")
+    script = [("DBMS_DATA_MINING", read_only), ("BEGIN", pls), ("DELETE", read_only), ("CREATE TABLE", read_only)]
+    steps = {s.name: s for s in vp.readonly_doors(owner, opener=lambda: FakeOracle(script))}
+    delete = steps["read-only door DELETE on a READ-granted table: ORA-01031 as the embedded engine"]
+    assert delete.status == "FAIL" and "ORA-28194" in delete.detail
+    assert {s.status for s in vp.readonly_doors(owner, opener=lambda: FakeOracle([("", [])]))} == {"FAIL"}

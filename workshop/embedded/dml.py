@@ -25,7 +25,9 @@ def column_spec(table: Table, column: Column) -> str:
 
 
 def store(value: exp.Expression, table: Table, column: Column) -> exp.Expression:
-    return exp.Anonymous(this="ORA_STORE", expressions=[value, exp.Literal.string(column_spec(table, column))])
+    call = exp.Anonymous(this="ORA_STORE", expressions=[value, exp.Literal.string(column_spec(table, column))])
+    call.meta[Mark.ENGINE_CALL] = True        # the translator's own call: text cannot name ORA_STORE (ORA-00904)
+    return call
 
 
 class DmlTranslator(Translator):

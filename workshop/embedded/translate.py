@@ -451,25 +451,47 @@ class Translator:
         condition = normalize_identifiers(parse(f"SELECT 1 FROM DUAL WHERE {predicate}").args["where"].this)
         return self._rewrite(condition, scope)
 
+    def _source_names(self, alias: str, scope: Scope) -> list[str] | None:
+        """The column names a FROM item shows to `*`, in order (None when a star inside hides them)."""
+        source = scope.sources.get(alias)
+        if isinstance(source, Table):
+            return [c.name for c in source.columns]
+        select = _select_of(source) if isinstance(source, exp.Expression) else None
+        if isinstance(select, exp.Select) and not any(_is_star(p) for p in select.expressions):
+            return [p.alias_or_name for p in select.expressions]
+        return None
+
     def _expand_protected_stars(self, select: exp.Select, scope: Scope) -> None:
         """`*` and `alias.*` over a table under a SELECT policy list exactly the table's columns, as on Oracle: the
         inline view the policy puts in its place also carries the base rowid (for text search and hit lists),
-        which a star passed on to SQLite would show as an extra column."""
-        if not scope.protected or not any(_is_star(p) for p in select.expressions):
+        which a star passed on to SQLite would show as an extra column (and a NATURAL JOIN would join on)."""
+        if not scope.protected:
             return
         from_ = select.args.get("from_")
         joins = select.args.get("joins") or []
-        if any(j.args.get("kind") == "NATURAL" or j.args.get("method") == "NATURAL" for j in joins):
-            raise unsupported("SELECT * over a NATURAL JOIN with a table under a row-level security policy")
         aliases = [item.alias_or_name for item in ([from_.this] if from_ is not None else []) + [j.this for j in joins]]
+        # a NATURAL JOIN becomes USING (its common columns): the same join on Oracle's columns only
+        seen: list[str] = list(self._source_names(aliases[0], scope) or []) if aliases else []
+        for join, alias in zip(joins, aliases[1:]):
+            names = self._source_names(alias, scope)
+            if join.args.get("method") == "NATURAL":
+                if names is None or not seen:
+                    raise unsupported("NATURAL JOIN of a derived table whose columns come from a star, with a "
+                                      "table under a row-level security policy")
+                join.set("method", None)
+                join.set("using", [exp.to_identifier(n, quoted=True) for n in seen if n in names])
+            seen += [n for n in names or [] if n not in seen]
+        if not any(_is_star(p) for p in select.expressions):
+            return
         # Oracle lists a USING join's columns once, first (SQL Language Reference, SELECT, "using_clause")
         using = [u.name for j in joins for u in (j.args.get("using") or [])]
 
         def columns_of(alias: str, skip: list[str]) -> list[exp.Expression]:
-            source = scope.sources.get(alias)
-            if alias not in scope.protected or not isinstance(source, Table):
-                return [exp.Column(this=exp.Star(), table=exp.to_identifier(alias, quoted=True))]
-            return [exp.column(c.name, table=alias, quoted=True) for c in source.columns if c.name not in skip]
+            names = self._source_names(alias, scope)
+            if names is None or (alias not in scope.protected and not skip):
+                return [exp.Column(this=exp.Star(), table=exp.to_identifier(alias, quoted=True)) if alias
+                        else exp.Star()]
+            return [exp.column(n, table=alias or None, quoted=True) for n in names if n not in skip]
 
         expanded: list[exp.Expression] = []
         for projection in select.expressions:
@@ -772,8 +794,10 @@ class Translator:
         if name == "SCORE":
             return self._score(args, scope)
         if name == "NVL":
-            return exp.Coalesce(this=args[0], expressions=[self._nvl_operand(args[0], args[1], scope)]
-                                if len(args) == 2 else args[1:])
+            coalesce = exp.Coalesce(this=args[0], expressions=[self._nvl_operand(args[0], args[1], scope)]
+                                    if len(args) == 2 else args[1:])
+            coalesce.meta[Mark.NVL] = True
+            return coalesce
         if name == "NVL2" and len(args) == 3:
             # SQLRF "NVL2": expr3 is converted to the data type of expr2 (as NVL converts expr2 to expr1's)
             return _ora("ORA_NVL2", args[0], args[1], self._nvl_operand(args[1], args[2], scope))
@@ -784,8 +808,11 @@ class Translator:
             if name in names.aggregates and isinstance(node.parent, exp.Window):
                 raise unsupported(f"{name} as an analytic (OVER) function")
             return _ora("ORA_" + name, *args)
-        if name.startswith("ORA_"):
+        if name.startswith("ORA_") and node.meta.get(Mark.ENGINE_CALL):
             return node
+        # the engine's internal functions (ORA_TEXT_SCORE, ORA_SYS_CONTEXT, ...) are not Oracle's: written in a
+        # statement they are unknown identifiers, as on Oracle (ORA_TEXT_SCORE(slot, rowid) would otherwise read
+        # another tenant's text score)
         raise errors.EngineError(904, f'"{name}": invalid identifier')
 
     def _nvl_operand(self, first: exp.Expression, second: exp.Expression, scope: Scope) -> exp.Expression:
@@ -1300,7 +1327,7 @@ def _coalesce(tr: Translator, node: exp.Coalesce, scope: Scope) -> exp.Expressio
     group: NUMBER with character or DATE is ORA-00932 (NVL, translated to coalesce before this, converts instead).
     The COALESCE page's sentence on "nonnumeric data that can be implicitly converted" leaves character-with-NUMBER
     unclear: verify_oracle's probe E18-COALESCE records Oracle's answer."""
-    if node.meta.get("nvl"):
+    if node.meta.get(Mark.NVL):
         return node
     groups = [g for g in (_type_group(tr.infer_type(a, scope)) for a in [node.this, *node.expressions]) if g]
     if any(g != groups[0] for g in groups):
@@ -1528,6 +1555,7 @@ PASSTHROUGH_NODES: frozenset[type] = frozenset({
 UNSUPPORTED_CONSTRUCTS: dict[type, Callable[[exp.Expression], str] | str] = {
     exp.Pivot: lambda node: "UNPIVOT" if node.args.get("unpivot") else "PIVOT",
     exp.TableSample: "SAMPLE clause",
+    exp.XMLTable: "XMLTABLE",
     exp.MultitableInserts: "INSERT ALL / INSERT FIRST (multitable insert)",
     exp.ConditionalInsert: "INSERT ALL / INSERT FIRST (multitable insert)",
     exp.MatchRecognize: "MATCH_RECOGNIZE",
@@ -1535,6 +1563,8 @@ UNSUPPORTED_CONSTRUCTS: dict[type, Callable[[exp.Expression], str] | str] = {
     exp.Cube: "GROUP BY CUBE",
     exp.GroupingSets: "GROUP BY GROUPING SETS",
     exp.Lateral: "LATERAL / CROSS APPLY / OUTER APPLY",
+    exp.MultitableInserts: "INSERT ALL / INSERT FIRST (multitable insert)",
+    exp.ConditionalInsert: "INSERT ALL / INSERT FIRST (multitable insert)",
     exp.Version: "flashback query (AS OF / VERSIONS)",
     exp.Into: "SELECT ... INTO outside PL/SQL",
     exp.Partition: "partition-extended table name",
@@ -1568,7 +1598,7 @@ def check_constructs(tree: exp.Expression) -> exp.Expression:
             # SQL Language Reference, "Database Object Naming Rules": names are 1 to 128 bytes long
             raise errors.EngineError(972, f"identifier is too long (the identifier {str(node.this)[:30]}... exceeds "
                                           f"the maximum length of {MAX_IDENTIFIER_BYTES} bytes)")
-        if not is_translated(type(node)):
+        if type(node) in UNSUPPORTED_CONSTRUCTS or not is_translated(type(node)):
             raise unsupported(construct_name(node))
         if isinstance(node, exp.Column) and node.args.get("join_mark"):
             raise unsupported("Oracle outer join operator (+) (use LEFT / RIGHT OUTER JOIN)")
@@ -1617,7 +1647,11 @@ def _attribute_name(arg: exp.Expression) -> str:
 
 
 def _ora(name: str, *args: exp.Expression) -> exp.Anonymous:
-    return exp.Anonymous(this=name, expressions=[a for a in args])
+    """A call of the engine's own SQL function `name` (registered on the SQLite connection), marked as the
+    translator's: the same name written in a statement is not an Oracle function (ORA-00904)."""
+    call = exp.Anonymous(this=name, expressions=[a for a in args])
+    call.meta[Mark.ENGINE_CALL] = True
+    return call
 
 
 def _is_aggregate_call(node: exp.Expression, aggregates: set[str]) -> bool:
