@@ -575,10 +575,16 @@ def check_budget_context(conn: oracledb.Connection, budget_context: Callable[...
     twin_text = _text("gamma", 60)
     duplicates = [_row("G1", "DOC-G", 0.95, twin_text), _row("G2", "DOC-H", 0.94, twin_text + " again"),
                   _row("G3", "DOC-I", 0.90, _text("delta", 30))]
-    working_set, _ = _kept(budget_context(duplicates, max_tokens=10_000, diversify_by=None), "duplicate fixture")
+    working_set, report = _kept(budget_context(duplicates, max_tokens=10_000, diversify_by=None), "duplicate fixture")
     ids = {r["id"] for r in working_set}
     expect(not {"G1", "G2"} <= ids, "two near-identical chunks were both kept", "Drop a near-duplicate of a kept row.")
     expect({"G1", "G3"} <= ids, f"the duplicate fixture kept {sorted(ids)}, expected G1 and G3")
+    kept_tokens = sum(estimate_tokens(r["content"]) for r in working_set)
+    expect(isinstance(report, Mapping) and report.get("tokens") == kept_tokens,
+           f"the duplicate fixture's report says {report.get('tokens') if isinstance(report, Mapping) else report!r} "
+           f"tokens, the rows kept hold {kept_tokens}: a dropped row was charged to the budget (only what is kept "
+           "costs tokens)", ("The budget pays for the rows that go into the context, nothing else (stage 6).",
+                             "used += tokens only in the branch that keeps the row."))
 
     cliff = [_row("C1", "DOC-C", 0.91, _text("c1w", 20)), _row("C2", "DOC-D", 0.89, _text("c2w", 20)),
              _row("C3", "DOC-E", 0.88, _text("c3w", 20)), _row("C4", "DOC-F", 0.06, _text("c4w", 20)),

@@ -5,6 +5,11 @@ with a friendly CheckpointFailed (not an error, not a raw exception), and (c) pl
 fail it with a reason that names the mistake. The cells are read from solutions/ and notebooks/ with
 nbformat and executed in one namespace per test, in this process, against a copy of an embedded
 database that already holds the embedding model (tests/memory/memory_db.py).
+
+Accepted on purpose (issue 21): read_knowledge results without `id` (the prose asks for text, metadata and
+distance; no later cell reads the id) and a search by vector; workflow timestamps to the second (the probe
+writes twice 1.1 s apart). read_conversation needs `id`: a later cell compares the turns by id, and the prose
+now says so.
 """
 from __future__ import annotations
 

@@ -4,6 +4,9 @@ For every TODO: the solution passes, another correct answer passes, the untouche
 with a friendly CheckpointFailed, and each plausible wrong answer (the table WRONG_ANSWERS) fails with
 a reason that names the mistake. Cells run in one namespace per test, in this process, on a private
 copy of a set-up database that already holds the knowledge-base tables and the context package.
+
+Accepted on purpose (issue 21): a lexical expression grouped in parentheses; a tenant predicate that reads
+SYS_CONTEXT (redundant with the policy, but it comes from the session, and the globex probe shows it).
 """
 from __future__ import annotations
 
@@ -245,6 +248,10 @@ WRONG_ANSWERS = [
      "for a lookup"),
     (1, "the running question's budget for every question", [("TOKEN_BUDGETS[intent]", 'TOKEN_BUDGETS["comparison"]')],
      "it is not one number for all"),
+    (4, "a dropped duplicate charged to the budget", [('            dropped.append((row["id"], "near-duplicate"))\n',
+                                                       '            dropped.append((row["id"], "near-duplicate"))\n'
+                                                       '            used += tokens\n')],
+     "a dropped row was charged to the budget"),
     (4, "an empty list of rows breaks", [("    dropped = []\n", "    dropped = []\n    rows[0]\n")],
      "an empty list of rows"),
     (4, "tokens counted as words", [('row, tokens = eligible[i], estimate_tokens(eligible[i]["content"])',

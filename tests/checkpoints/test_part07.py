@@ -9,6 +9,9 @@ Accepted on purpose: a toolset check that returns a set or a frozenset (the harn
 that returns the parsed tree instead of None; a verifier that returns the count 0/1 instead of a bool; a budget
 built on Budget's own charge_call/admit_text; a redact that turns tuples into lists (JSON has no tuples); a
 tenant tool with a typed `limit` parameter that refuses a forged tenant argument with TypeError.
+Also (issue 21): a subclass of ToolsetMismatch; a positional bind `:1` (read with the engine's dialect); a budget
+that catches and re-raises the tool's failure. Not probed: a verifier comparing case references case-blind
+(the references are upper case everywhere in the part).
 """
 from __future__ import annotations
 
