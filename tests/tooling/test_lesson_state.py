@@ -43,6 +43,7 @@ CONSTANTS = {
     "workshop.evaluation.ablation.COLUMNS": "metric -> column name of the ablation table",
     "workshop.evaluation.metrics.METRICS": "metric name -> function",
     "workshop.evaluation.strategies.STRATEGIES": "strategy name -> function",
+    "workshop.evaluation.strategies.LEGS": "leg name -> function (the lexical leg run on its own)",
     "workshop.harness.identity.CASES": "part 07's authored cases of the RLS demo",
     "workshop.harness.memory.MEMORY_TOOL_SCHEMAS": "the memory tools' JSON schemas",
     "workshop.harness.runlog._SECRET_VALUES": "the redaction patterns",

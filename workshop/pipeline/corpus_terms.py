@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from workshop import lesson_state
 from workshop.data import load_chunks, load_documents
 from workshop.data.loaders import load_kb_chunks, load_kb_documents
 
@@ -77,3 +78,9 @@ def term_statistics() -> TermStatistics:
     titles = [d["title"] for d in load_documents()] + [d["title"] for d in load_kb_documents() if d.get("title")]
     names = tuple(dict.fromkeys(n for n in map(title_name, titles) if n))
     return TermStatistics(tuple(chunk_texts), df, names)
+
+
+# Computed from the shipped data files, not the database: a reset changes nothing they read, but clearing them keeps
+# the rule that reset_part leaves no lesson cache behind (tests/tooling/test_lesson_state.py).
+lesson_state.register(__name__, "general_vocabulary", parts=(5,), clear=general_vocabulary.cache_clear)
+lesson_state.register(__name__, "term_statistics", parts=(5,), clear=term_statistics.cache_clear)
