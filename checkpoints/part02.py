@@ -21,6 +21,7 @@ import oracledb
 from workshop.data import load_papers
 
 from .framework import RecordingConnection, checkpoint, expect, expect_keys, expect_ordered_by, fail
+from .framework.sql import order_by_keys
 from .part01 import cosine_distances, embed_query, expect_nearest, records, top_k
 
 NOTEBOOK = "02_retrieval_strategies.ipynb"
@@ -57,7 +58,8 @@ def check_vector_search(conn: oracledb.Connection, vector_search: Callable[..., 
     for query, k in VECTOR_CASES:
         call = f"vector_search(conn, {query!r}, k={k})"
         recorder = RecordingConnection(conn)
-        rows = records(vector_search(recorder, query, k=k), "rows")
+        rows = _list_of_rows(vector_search(recorder, query, k=k), call,
+                             'seed = vector_search(conn, question, k=1)[0]["arxiv_id"]')
         expect(len(rows) <= k, f"{call} returned {len(rows)} rows, expected at most k = {k}",
                "Limit the result with FETCH APPROX FIRST :k ROWS ONLY (bind k).")
         expect_keys(rows, ["arxiv_id", "title", "distance"], what="row")
@@ -83,7 +85,8 @@ def check_hybrid_prefilter(conn: oracledb.Connection, hybrid_prefilter_search: C
     for query, keywords, k in PREFILTER_CASES:
         call = f"hybrid_prefilter_search(conn, {query!r}, {keywords!r}, k={k})"
         recorder = RecordingConnection(conn)
-        rows = records(hybrid_prefilter_search(recorder, query, keywords, k=k), "rows")
+        rows = _list_of_rows(hybrid_prefilter_search(recorder, query, keywords, k=k), call,
+                             "marked(hybrid_prefilter_search(...), question), row by row")
         expect(len(rows) <= k, f"{call} returned {len(rows)} rows, expected at most k = {k}",
                "Limit the result with FETCH FIRST :k ROWS ONLY (bind k).")
         expect_keys(rows, ["arxiv_id", "title", "distance", "keyword_score"], what="row",
@@ -124,7 +127,8 @@ def check_coauthor_papers(conn: oracledb.Connection, coauthor_papers: Callable[.
     for seed in GRAPH_SEEDS:
         call = f"coauthor_papers(conn, {seed!r})"
         recorder = RecordingConnection(conn)
-        rows = records(coauthor_papers(recorder, seed), "rows")
+        rows = _list_of_rows(coauthor_papers(recorder, seed), call,
+                             'shared = {r["arxiv_id"]: r["shared_authors"] for r in coauthor_papers(conn, seed)}')
         expect_keys(rows, ["arxiv_id", "title", "shared_authors"], what="row")
         expected = expected_coauthor_papers(seed)
         got_ids = [r["arxiv_id"] for r in rows]
@@ -149,7 +153,17 @@ def check_coauthor_papers(conn: oracledb.Connection, coauthor_papers: Callable[.
                "Return dst.title, the title of the co-authored paper (not the seed's).")
         if got_ids != [i for i, _ in expected]:
             fail(f"{call} returned the right papers in the wrong order: {got_ids[:4]}..., expected "
-                 f"{[i for i, _ in expected][:4]}...", "ORDER BY shared_authors DESC, arxiv_id.")
+                 f"{[i for i, _ in expected][:4]}...", ("Most shared authors first, and a rule for papers with "
+                                                       "equally many (section 5).",
+                                                       "ORDER BY shared_authors DESC, arxiv_id."))
+        queries = recorder.queries()
+        keys = _order_keys(queries[-1].sql) if queries else None
+        if keys is not None and (not keys or keys[-1] != "ARXIV_ID"):
+            fail(f"{call}: the ORDER BY does not end with arxiv_id ({', '.join(k or '?' for k in keys) or 'no ORDER BY'}):"
+                 " papers with the same number of shared authors come back in whatever order the database groups "
+                 "them (this database happens to sort them; Oracle's hash grouping does not)",
+                 ("Ties need a rule of their own: the prose asks for most shared first, then by arxiv_id.",
+                  "ORDER BY shared_authors DESC, arxiv_id."))
         expect_work_in_sql(recorder, call, len(rows), bound={"seed": seed},
                            hint="Let SQL do the grouping: GROUP BY the paper with COUNT(DISTINCT author_id), and the "
                                 "order: ORDER BY shared_authors DESC, arxiv_id.")
@@ -168,6 +182,25 @@ def expected_coauthor_papers(seed: str) -> list[tuple[str, int]]:
 
 
 # --------------------------------------------------------------------------- internals
+def _list_of_rows(result: Any, call: str, next_cell: str) -> list[dict]:
+    """The learner's rows, which must be a list (of dicts): the notebook's next cells index and iterate it."""
+    if result is not None and not isinstance(result, list):
+        fail(f"{call} returned a {type(result).__name__}, expected a list of dicts: the next cells use it as a list "
+             f"({next_cell})", ("Return the rows themselves: a list with one dict per row (section 2, 'rows as "
+                                "dicts').", "return [dict(zip(names, row)) for row in cur.fetchall()] (or "
+                                            "rows_as_dicts(cur)), not a DataFrame or a generator."))
+    return records(result, "rows")
+
+
+def _order_keys(sql: str) -> list[str] | None:
+    """The outer ORDER BY keys of the learner's statement; None when its text cannot be read."""
+    try:
+        return order_by_keys(sql)
+    except ValueError:
+        return None
+
+
+
 def _paper_vectors(conn: oracledb.Connection) -> tuple[list[str], np.ndarray]:
     with conn.cursor() as cur:
         cur.execute("SELECT arxiv_id, embedding FROM papers ORDER BY arxiv_id")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numbers
 import re
+import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -583,9 +584,14 @@ def _turns(result: Any, call: str) -> list[dict]:
     if isinstance(result, (str, bytes, Mapping)) or not hasattr(result, "__iter__"):
         fail(f"{call} returned a {type(result).__name__}, expected a list of dicts",
              "Return [{'id': ..., 'role': ..., 'content': ..., ...}, ...], one dict per turn.")
+    if not isinstance(result, list):
+        fail(f"{call} returned a {type(result).__name__}, expected a list of dicts: the next cells index it and "
+             "read it more than once", ("Return the turns themselves: a list, one dict per turn (section 3).",
+                                        "return [{'id': ..., 'role': ..., 'content': ...} for ... in rows]"))
     turns = list(result)
     expect_keys(turns, ["id", "role", "content"], what="turn",
-                hint="Build one dict per row with at least id, role and content: the next cells read t['id'].")
+                hint="Build one dict per row with at least id, role and content: a later cell compares your turns "
+                     "with the package's by t['id'].")
     return turns
 
 
@@ -801,9 +807,11 @@ def _knowledge_records(result: Any, call: str) -> list[dict]:
     if isinstance(result, (str, bytes, Mapping)) or not hasattr(result, "__iter__"):
         fail(f"{call} returned a {type(result).__name__}, expected a list of dicts")
     records = list(result)
-    expect_keys(records, ["id", "text", "metadata", "distance"], what="result",
-                hint="Use similarity_search_with_score and return {'id': doc.id, 'text': doc.page_content, "
-                     "'metadata': doc.metadata, 'distance': score} for each (doc, score).")
+    expect_keys(records, ["text", "metadata", "distance"], what="result",
+                hint=("A search with scores gives (document, distance) pairs; the next cells show text, metadata and "
+                      "distance of each (section 6).",
+                      "Return {'text': doc.page_content, 'metadata': doc.metadata, 'distance': score} (and 'id': "
+                      "doc.id) for each (doc, score)."))
     return records
 
 
@@ -877,11 +885,21 @@ def check_read_knowledge(conn: oracledb.Connection, stores: Any, read_knowledge:
                      "the database, not as a slice or a filter in Python",
                      "Pass both on: similarity_search_with_score(query, k=k, filter=filter).")
             _expect_nearest_with_ties(records, pool[:k], pool, call, k)
-            for record in records:
+            for record in (r for r in records if "id" in r):      # the id is optional (the prose: "and id")
                 text = _text(record["text"])
                 valid = {p[1].get(INTERNAL_ID_KEY) for p in pool if p[0] == text}
                 expect(record["id"] in valid, f"{call}: the result {text[:40]!r} has the id {record['id']!r}, not its "
                        "record's id", "Return doc.id, the id the store gave the record.")
+        call = "read_knowledge(stores, query, k=2)"          # the next cell asks without a filter
+        try:
+            unfiltered = read_knowledge(recording_stores(stores), KNOWLEDGE_QUERY, k=2)
+        except (TypeError, AttributeError, KeyError) as error:
+            fail(f"{call}, without a filter, raised {type(error).__name__}: {error}; the next cell searches without "
+                 "one (filter=None means: no filter)", ("filter=None is the default: hand it on as it is (section 6).",
+                                                         "similarity_search_with_score(query, k=k, filter=filter) with "
+                                                         "filter None searches everything."))
+        records = _knowledge_records(unfiltered, call)
+        expect(len(records) == 2, f"{call} returned {len(records)} results, expected 2 (the store holds more)")
     finally:
         _cleanup_stores(conn, token, snapshot)
     return "at most k results, filters (also $and, $gte, $in) applied in SQL, nearest first (ties either way), ids"
@@ -889,6 +907,7 @@ def check_read_knowledge(conn: oracledb.Connection, stores: Any, read_knowledge:
 
 # --------------------------------------------------------------------------- TODO 7
 WORKFLOW_KEYS = ("query", "num_steps", "success", "timestamp")
+FROZEN_CLOCK_GAP = 1.1          # seconds between the two probe writes: more than a timestamp's resolution (seconds)
 
 
 def _check_workflow(meta: dict, text: str, query: str, steps: list[str], answer: str, success: bool) -> None:
@@ -936,13 +955,17 @@ def check_write_workflow(conn: oracledb.Connection, stores: Any, write_workflow:
     where, binds = _probe_where(token)
     snapshot = _snapshot(conn)
     try:
-        returned = [write_workflow(stores, query, list(steps), answer, success=success)
-                    for query, steps, answer, success in cases]
+        returned = []
+        for number, (query, steps, answer, success) in enumerate(cases):
+            if number:
+                time.sleep(FROZEN_CLOCK_GAP)          # a stamp computed once, when the cell ran, shows now
+            returned.append(write_workflow(stores, query, list(steps), answer, success=success))
         rows = _store_rows(conn, "WORKFLOW_VS", where, binds, what="workflow",
                            expected_table_hint="Write with stores['workflow'].add_texts(...).", snapshot=snapshot,
                            looked_for="the query")
         expect(len(rows) == 2, f"2 workflows were written, {len(rows)} rows hold them",
                "Call add_texts once per workflow.")
+        stamps: list[datetime] = []
         for (query, steps, answer, success), value in zip(cases, returned):
             matches = [(text, meta) for text, meta in rows if query in text]
             expect(len(matches) == 1, f"no workflow text contains the query {query!r}",
@@ -950,6 +973,12 @@ def check_write_workflow(conn: oracledb.Connection, stores: Any, write_workflow:
             [(text, meta)] = matches
             _check_workflow(meta, text, query, steps, answer, success)
             _record_id(value, "write_workflow", meta.get(INTERNAL_ID_KEY))
+            stamps.append(datetime.fromisoformat(meta["timestamp"]))
+        expect(stamps[1] > stamps[0], f"two workflows written {FROZEN_CLOCK_GAP} s apart carry the timestamps "
+               f"{stamps[0].isoformat()} and {stamps[1].isoformat()}: the time was taken once (when the cell ran, or "
+               "as a default argument), not when each workflow is written",
+               ("Metadata is computed at write time (section 7): every call reads the clock itself.",
+                "timestamp = datetime.now(timezone.utc).isoformat() inside write_workflow's body."))
     finally:
         _cleanup_stores(conn, token, snapshot)
     return "num_steps, success (a JSON boolean) and an ISO 8601 UTC timestamp computed; steps searchable"

@@ -16,6 +16,7 @@ and the place of the kinds filter are measured, not guessed). Every probe object
 from __future__ import annotations
 
 import inspect
+import re
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -150,7 +151,16 @@ def check_scan_schema(conn: oracledb.Connection, scan_schema: Callable) -> str:
         recorder = RecordingConnection(conn)
         facts = scan_schema(recorder, "FINANCE")
         expect(facts is not None, "scan_schema returned None", "End the function with `return facts`.")
-        facts = list(facts)
+        expect(isinstance(facts, list), f"scan_schema returned a {type(facts).__name__}, expected a list of Facts: the "
+               "next cells add it to other lists (schema_facts + policy_facts()) and read it twice",
+               ("Return the facts themselves, as a list (section 2).",
+                "facts = [] ... facts.append(Fact(...)) ... return facts"))
+        # issue 21: `ESCAPE '\'` pasted into a normal Python string is `ESCAPE ''` (Python ate the backslash)
+        empty_escape = next((st.sql for st in recorder.statements if re.search(r"ESCAPE\s*''", st.sql, re.I)), None)
+        expect(facts or empty_escape is None, "scan_schema returned no facts: its query says ESCAPE '' (an empty "
+               "escape character), so nothing matches. In a normal Python string '\\' is one backslash: the SQL "
+               "got ESCAPE '' instead of ESCAPE '\\'",
+               "Write ESCAPE '\\\\' inside a normal Python string, or use a raw string r\"...\".")
         expect(facts, "scan_schema returned no facts", SCAN_HINT)
         for f in facts:
             expect(isinstance(f, Fact), f"a fact is a {type(f).__name__}, not a Fact: {f!r}"[:160] + " (the next "

@@ -41,6 +41,7 @@ NEAR_QUESTION = "Which runbook says what to do near midnight and NOT during the 
 QUOTED_QUESTION = 'What does the "odd}name" runbook say about retention?'
 ROW_KEYS = ("id", "content", "chunk_index", "metadata", "document_id", "title", "source_uri", "version", "vec_rank",
             "lex_rank", "rrf_score", "rerank_score")     # the results cell shows vec_rank and lex_rank
+OTHER_TENANT = "globex"                               # the notebook's own tenant cell asks as globex too
 SECOND_QUESTION = "How does the memkeeper summariser alert MK-4012 relate to rolling summaries?"
 
 PLAN_HINT = ("Braces around every term: ' OR '.join(escape_braces(t) for t in entities + expansions); with no terms "
@@ -56,15 +57,26 @@ BUDGET_HINT = ("Walk the reranked rows greedily: stop at a score cliff, take eac
 
 # --------------------------------------------------------------------------- TODO 1
 def _terms(expression: str) -> list[str]:
-    """The braced terms of an OR/ACCUM/AND expression; fails if anything sits outside braces."""
-    terms, position = [], 0
+    """The braced terms of an OR/ACCUM/AND expression (parentheses may group them); fails if anything else sits
+    outside braces."""
+    terms, position, depth = [], 0, 0
     pattern = re.compile(r"\{((?:[^}]|\}\})*)\}(?!\})")
     while position < len(expression):
+        opening = re.match(r"\s*\(\s*", expression[position:])
+        if opening:
+            depth += 1
+            position += opening.end()
+            continue
         m = pattern.match(expression, position)
         expect(m is not None, f"lex_query {expression!r} has text outside braces at {expression[position:][:25]!r}",
                PLAN_HINT)
         terms.append(m.group(1).replace("}}", "}"))
         position = m.end()
+        closing = re.match(r"(\s*\))+", expression[position:])
+        if closing:
+            depth -= closing.group(0).count(")")
+            expect(depth >= 0, f"lex_query {expression!r} closes a parenthesis it never opened", PLAN_HINT)
+            position += closing.end()
         joiner = re.match(r"\s+(OR|ACCUM|AND)\s+", expression[position:])
         if joiner:
             expect(joiner.group(1) != "AND", f"lex_query {expression!r} joins its terms with AND: only chunks that "
@@ -73,6 +85,7 @@ def _terms(expression: str) -> list[str]:
         elif position < len(expression):
             fail(f"lex_query {expression!r}: expected OR between braced terms at {expression[position:][:25]!r}",
                  PLAN_HINT)
+    expect(depth == 0, f"lex_query {expression!r} leaves a parenthesis open", PLAN_HINT)
     return terms
 
 
@@ -130,6 +143,14 @@ def check_understand_query(conn: oracledb.Connection, understand_query: Callable
            f"the fallback {plain['lex_query']!r} has words that are not in the question", PLAN_HINT)
     _runs_in_contains(conn, plain["lex_query"], PLAIN_QUESTION)
     expect(plain["diversify_by"] is None, f"diversify_by is {plain['diversify_by']!r} for a lookup, expected None")
+    plain_reference = reference_plan(PLAIN_QUESTION)
+    expect(plain.get("intent") == plain_reference["intent"], f"intent of {PLAIN_QUESTION!r} is {plain.get('intent')!r}, "
+           f"expected {plain_reference['intent']!r}: the intent comes from the question (classify_intent(question))",
+           "classify_intent(question).")
+    expect(plain.get("token_budget") == plain_reference["token_budget"],
+           f"token_budget of {PLAIN_QUESTION!r} ({plain_reference['intent']}) is {plain.get('token_budget')!r}, expected "
+           f"{plain_reference['token_budget']} (TOKEN_BUDGETS[{plain_reference['intent']!r}]): the budget follows the "
+           "intent of each question, it is not one number for all", "TOKEN_BUDGETS[intent].")
     expect(sorted(plain.get("collections") or []) == sorted(reference_plan(PLAIN_QUESTION)["collections"]),
            f"collections of {PLAIN_QUESTION!r} is {plain.get('collections')!r}, expected "
            f"{reference_plan(PLAIN_QUESTION)['collections']} (choose_collections(question))",
@@ -292,9 +313,11 @@ def _row_number_pool(conn: oracledb.Connection, plan: Mapping, user_id: str) -> 
 
 
 def _check_search(conn: oracledb.Connection, search: Callable[..., Any], question: str, user_id: str,
-                  top_k: int, facts: dict[str, dict]) -> int:
+                  top_k: int, facts: dict[str, dict], tenant: str = TENANT) -> int:
     plan = reference_plan(question)
     call = f"search_knowledge_base(conn, plan, user_id={user_id!r}, top_k={top_k})"
+    if tenant != TENANT:
+        call += f" in a {tenant} session"
     recorder = RecordingConnection(conn)
     rows = _records(search(recorder, plan, user_id=user_id, top_k=top_k))
     queries = recorder.queries()
@@ -315,6 +338,13 @@ def _check_search(conn: oracledb.Connection, search: Callable[..., Any], questio
                "Bind it (:query, :lex_query, :user_id); only the model names are written into the SQL.")
     expect(len(rows) <= top_k, f"{call} returned {len(rows)} rows, expected at most {top_k}",
            "FETCH FIRST :top_k ROWS ONLY in the candidates CTE.")
+    if not rows and pool(conn, "vector", plan, user_id=user_id):
+        fail(f"{call} returned no rows, although {tenant}'s session can read matching chunks: is a tenant written into "
+             "the statement? The tenant comes from the session (the row-level security policy of TODO 2), never from "
+             "a literal or an argument", ("Stage 2's tenant boundary is the policy's job (section 'The tenant "
+                                          "boundary'); the statement names no tenant.",
+                                          "Remove every tenant_id predicate from the statement; keep the user, "
+                                          "lifecycle, collection and section predicates."))
     expect(rows, f"{call} returned no rows")
     expect_keys(rows, list(ROW_KEYS), what="row", hint="Select every column the next cells read: c.id, c.content, "
                 "c.chunk_index, c.metadata, d.id AS document_id, d.title, d.source_uri, d.version, k.vec_rank, "
@@ -329,7 +359,7 @@ def _check_search(conn: oracledb.Connection, search: Callable[..., Any], questio
     for r in rows:
         f = facts.get(r["id"])
         expect(f is not None, f"{call} returned an unknown chunk {r['id']!r}")
-        expect(f["tenant"] == TENANT, f"{call} returned {r['id']} of tenant {f['tenant']}")
+        expect(f["tenant"] == tenant, f"{call} returned {r['id']} of tenant {f['tenant']}")
         expect(not f["references"], f"{call} returned the bibliography chunk {r['id']} (section_type 'references'): "
                "are the stage-2 filters in both pools?", "The same stage-2 predicates go in vec_pool AND lex_pool.")
         expect(not f["gone"] and not f["deleted"], f"{call} returned {r['id']}, which is superseded or deleted: are the "
@@ -430,10 +460,12 @@ def check_search_knowledge_base(conn: oracledb.Connection, search_knowledge_base
         security.set_tenant(conn, TENANT)
         first = _check_search(conn, search_knowledge_base, QUESTION, USER, 40, facts)
         second = _check_search(conn, search_knowledge_base, SECOND_QUESTION, "omar", 12, facts)
+        security.set_tenant(conn, OTHER_TENANT)       # the session's identity changed: nothing typed in may hold
+        third = _check_search(conn, search_knowledge_base, QUESTION, USER, 12, facts, tenant=OTHER_TENANT)
     finally:
         conn.rollback()
         security.set_tenant(conn, before)
-    return (f"{first} + {second} rows: one statement, bound values, scope kept, dense RRF equal to the checker's, "
+    return (f"{first} + {second} rows (acme), {third} ({OTHER_TENANT}): one statement, bound values, scope kept, dense RRF equal to the checker's, "
             "reranked with the title")
 
 
@@ -459,6 +491,15 @@ def _kept(result: Any, what: str) -> tuple[list[dict], Any]:
 
 @checkpoint("budget_context, greedy budgeting", hint=BUDGET_HINT)
 def check_budget_context(conn: oracledb.Connection, budget_context: Callable[..., Any]) -> str:
+    try:
+        empty = budget_context([], max_tokens=500, diversify_by="document_id")
+    except (IndexError, KeyError, ValueError) as error:
+        fail(f"budget_context failed on an empty list of rows ({type(error).__name__}: {error}): a search that finds "
+             "nothing hands stage 6 an empty list", "Walk the rows you are given; an empty list gives an empty "
+                                                    "working set.")
+    working_set, report = _kept(empty, "an empty list of rows")
+    expect(working_set == [] and isinstance(report, Mapping) and report.get("tokens", 0) == 0,
+           f"an empty list of rows gave the working set {working_set!r} and the report {report!r}")
     ranked = [_row(f"A{n}", "DOC-A", 0.90 - n * 0.01, _text(f"alpha{n}x", 40)) for n in range(1, 6)]
     ranked.append(_row("B1", "DOC-B", 0.84, _text("beta", 40)))
     source = {r["id"]: r for r in ranked}

@@ -151,6 +151,18 @@ def check_mrr_at_k(mrr_at_k: Callable) -> str:
 
 DISCOUNT = "the discount is 1 / log2(rank + 1) at every rank (rank 2 is discounted too)"
 DISCOUNT_HINT = "dcg = sum(grade / math.log2(rank + 1) for rank, grade in enumerate(grades, start=1))."
+GAIN = "the gain is the grade itself (linear): binary gains ignore grades, 2**grade - 1 is another convention"
+GAIN_HINT = "gain = relevance.get(id, 0); discount = 1 / log2(rank + 1)."
+
+
+def _other_gains(ranked: Sequence[str], relevance: Mapping[str, int], k: int) -> list[tuple[float, str, str]]:
+    """NDCG with exponential (2**grade - 1) and binary gains, each with a right ideal: whatever else a probe tests,
+    these two values mean the gain is wrong, not the ideal (issue 21: the first probe blamed the ideal)."""
+    def ndcg(gain: Callable[[int], float]) -> float:
+        dcg = lambda grades: sum(gain(g) / math.log2(r + 1) for r, g in enumerate(grades, start=1))  # noqa: E731
+        ideal = dcg(sorted(relevance.values(), reverse=True)[:k])
+        return dcg([relevance.get(doc, 0) for doc in ranked[:k]]) / ideal if ideal else 0.0
+    return [(ndcg(lambda g: 2 ** g - 1), GAIN, GAIN_HINT), (ndcg(lambda g: 1.0 if g >= 1 else 0.0), GAIN, GAIN_HINT)]
 
 
 @checkpoint("NDCG@k (linear gain)", hint=("DCG = sum(grade / log2(rank + 1)); the ideal DCG sorts every labelled grade "
@@ -166,12 +178,11 @@ def check_ndcg_at_k(ndcg_at_k: Callable) -> str:
                    "are the worst ranking, not the ideal one", "ideal = dcg(sorted(relevance.values(), reverse=True)[:k])."),
                   (1 / 3, "the ideal DCG is cut at k, not at the length of the retrieved list",
                    "ideal = dcg(sorted(relevance.values(), reverse=True)[:k])."),
-                  (1 / (3 + 2 + 1 / math.log2(3)), DISCOUNT, DISCOUNT_HINT)])
+                  (1 / (3 + 2 + 1 / math.log2(3)), DISCOUNT, DISCOUNT_HINT), *_other_gains(["c"], GRADED, 10)])
     sorted_gains = (3 + 1 / math.log2(3)) / ideal_3
     undiscounted_2 = (1 + 3) / (3 + 2 + 1 / math.log2(3))
     _probe(ndcg_at_k, "ndcg_at_k", ["c", "a"], GRADED, 10, (1 + 3 / math.log2(3)) / ideal_3,
-           "the gain is the grade itself (linear): binary gains ignore grades, 2**grade - 1 is another convention",
-           "gain = relevance.get(id, 0); discount = 1 / log2(rank + 1).",
+           GAIN, GAIN_HINT,
            known=[(sorted_gains, "the order of the ranked list matters: only the ideal is sorted, the retrieved "
                    "grades stay in rank order (the best chunk at rank 2 is worth less than at rank 1)",
                    "actual = dcg([relevance.get(doc, 0) for doc in ranked[:k]]), without sorting."),

@@ -30,16 +30,25 @@ import oracledb
 
 from workshop.harness.budget import Budget, BudgetExhausted
 from workshop.harness.reports import LOANS_ABOVE_RATE
+from workshop.harness.toolset import ToolsetMismatch
 from workshop.memory.tokens import estimate_tokens
 
 from .framework import RecordingConnection, checkpoint, expect, expect_bound, fail, savepoint
+from .framework.sql import order_by_keys
 
 NOTEBOOK = "07_agent_harness.ipynb"
 
 ALLOWLIST_HINT = ("Discovery must return exactly the allowlist: compare set(available) with set(allowed), refuse "
                   "extra and missing tools alike, and return the allowlist.")
-GUARD_HINT = ("Parse with sqlglot.parse(sql, read='oracle'): exactly one statement and no ';', a QUERY_NODES root, "
-              "no WRITE_NODES anywhere, no select.args['locks'], no package_names(sql), every exp.Table allowed.")
+GUARD_HINT = (
+    "Re-read the guard's rules in the prose above TODO 2 (one statement and no ';' token, a query at the root, no "
+    "writes, locks or package calls, every table allowed or a WITH query in scope, no schema-qualified names).",
+    "Parse with sqlglot.parse(sql, read='oracle'): exactly one statement and not has_semicolon(sql); a QUERY_NODES "
+    "root; no WRITE_NODES and no select.args['locks'] in tree.walk(); no package_names(sql); then for every "
+    "exp.Table: refuse table.db, accept object_name(table) in allowed or DUAL, else it must name a CTE in scope.",
+    "For the scope, walk up from the table: child, node = table, table.parent. At an exp.With reached from its "
+    "entry k, only entries before k count; at an exp.Query reached from anything but its WITH, all of node.ctes "
+    "count; compare cte_name(cte) == object_name(table). No match up to the root: the table must be allowlisted.")
 REPORT_HINT = ("Validate rate_bp (an int, not a bool, 0..10000) before any SQL; then one fixed statement with "
                ":rate_bp bound, WHERE rate_bp > :rate_bp, ORDER BY rate_bp DESC, loan_id.")
 BUDGET_HINT = ("Before the tool runs: budget.tool_calls >= budget.max_tool_calls raises BudgetExhausted('tool_calls', "
@@ -53,35 +62,71 @@ IDENTITY_HINT = ("Refuse an empty tenant with ValueError. Return a function open
                  "it takes no tenant argument.")
 APPROVAL_HINT = ("One UPDATE agent_approvals SET status = 'consumed' WHERE approval_id = :approval_id AND status = "
                  "'approved' AND run_id = :run_id AND tool = :tool AND args_digest = :digest AND actor = :actor AND "
-                 "expires_at > SYSTIMESTAMP, with digest=digest(tool, arguments); return cur.rowcount == 1.")
+                 "expires_at > SYS_EXTRACT_UTC(SYSTIMESTAMP), with digest=digest(tool, arguments); return "
+                 "cur.rowcount == 1.")
 VERIFIER_HINT = ("Read AGENT_FINDINGS back: COUNT(*) WHERE run_id = :run_id AND case_ref = :case_ref, both bound; "
                  "True only for exactly that run's row.")
 
 ALLOWED_TABLES = ("FINANCE_LOANS", "FINANCE_CUSTOMERS")
 REPORT_KEYS = ("loan_id", "customer_id", "product", "rate_bp", "status")
 
-#: The statements the learner's guard must refuse (the full fuzz list is in tests/harness/test_guard.py).
+#: Why a statement of the scope probes must be refused (shown with the failure: the rule, not the fix).
+_SCOPE = ("a WITH query's name stands for it only inside its own WITH (its query and that query's subqueries, and "
+          "the WITH's later entries); everywhere else the name is the real table, which must be allowlisted")
+_ORDER = ("a WITH entry sees only the entries before it: FINANCE_SAR_REPORTS inside the first entry is the real "
+          "table, whatever a later entry is called")
+#: The statements the learner's guard must refuse (the full fuzz list is in tests/harness/test_guard.py and
+#: tests/security/test_harness_guard.py), with the rule each one breaks.
 HOSTILE = [
-    ("DDL", "DROP TABLE finance_loans"),
-    ("DML", "delete from finance_loans"),
-    ("INSERT ... SELECT", "INSERT INTO finance_loans SELECT * FROM finance_loans"),
-    ("stacked statements", "SELECT 1 FROM dual; DELETE FROM finance_loans"),
-    ("a trailing ';'", "SELECT 1 FROM dual;"),
-    ("WITH ... DELETE", "WITH d AS (DELETE FROM finance_loans) SELECT 1 FROM dual"),
-    ("FOR UPDATE", "SELECT * FROM finance_loans FOR UPDATE"),
-    ("FOR UPDATE split over lines", "select loan_id\nfrom finance_loans\n  for\n update nowait"),
-    ("DML behind a comment", "/* SELECT */ DELETE FROM finance_loans"),
-    ("a PL/SQL block", "BEGIN DELETE FROM finance_loans; END;"),
-    ("a DBMS_ call", "SELECT dbms_random.value FROM dual"),
-    ("a qualified DBMS_ call", "SELECT sys.dbms_assert.noop('x') FROM dual"),
-    ("a table not on the allowlist", "SELECT * FROM finance_sar_reports"),
+    ("DDL", "DROP TABLE finance_loans", "only a query may run"),
+    ("DML", "delete from finance_loans", "only a query may run"),
+    ("INSERT ... SELECT", "INSERT INTO finance_loans SELECT * FROM finance_loans", "only a query may run"),
+    ("stacked statements", "SELECT 1 FROM dual; DELETE FROM finance_loans", "exactly one statement"),
+    ("a trailing ';'", "SELECT 1 FROM dual;", "no ';' token (cursor.execute takes no terminator)"),
+    ("WITH ... DELETE", "WITH d AS (DELETE FROM finance_loans) SELECT 1 FROM dual", "no write anywhere in the tree"),
+    ("FOR UPDATE", "SELECT * FROM finance_loans FOR UPDATE", "no row locks"),
+    ("FOR UPDATE split over lines", "select loan_id\nfrom finance_loans\n  for\n update nowait", "no row locks"),
+    ("DML behind a comment", "/* SELECT */ DELETE FROM finance_loans", "only a query may run"),
+    ("a PL/SQL block", "BEGIN DELETE FROM finance_loans; END;", "only a query may run"),
+    ("a DBMS_ call", "SELECT dbms_random.value FROM dual", "no package calls"),
+    ("a qualified DBMS_ call", "SELECT sys.dbms_assert.noop('x') FROM dual", "no package calls"),
+    ("a table not on the allowlist", "SELECT * FROM finance_sar_reports", "every table must be allowlisted"),
     ("a table not on the allowlist in a subquery",
-     "SELECT * FROM finance_loans WHERE customer_id IN (SELECT customer_id FROM finance_sar_reports)"),
-    ("a schema-qualified table", "SELECT * FROM workshop.finance_loans"),
-    ("mixed case", "DeLeTe FrOm FiNaNcE_lOaNs"),
+     "SELECT * FROM finance_loans WHERE customer_id IN (SELECT customer_id FROM finance_sar_reports)",
+     "every table must be allowlisted, in subqueries too"),
+    ("a UNION with a table not on the allowlist",
+     "SELECT customer_id FROM finance_loans UNION SELECT customer_id FROM finance_sar_reports",
+     "every table must be allowlisted, in each branch of a UNION"),
+    ("a schema-qualified table", "SELECT * FROM workshop.finance_loans",
+     "schema-qualified names are refused, even of an allowed table"),
+    ("a data-dictionary view", "SELECT table_name FROM user_tables", "every table must be allowlisted"),
+    ("mixed case", "DeLeTe FrOm FiNaNcE_lOaNs", "only a query may run"),
     ("MERGE", "MERGE INTO finance_loans l USING finance_customers c ON (l.customer_id = c.customer_id) "
-              "WHEN MATCHED THEN UPDATE SET l.rate_bp = 0"),
-    ("a statement that is not a query (SET TRANSACTION)", "SET TRANSACTION READ WRITE"),
+              "WHEN MATCHED THEN UPDATE SET l.rate_bp = 0", "only a query may run"),
+    ("a statement that is not a query (SET TRANSACTION)", "SET TRANSACTION READ WRITE", "only a query may run"),
+    ("a CTE named like a forbidden table, in an EXISTS subquery, shadowing the outer table",
+     "SELECT * FROM finance_sar_reports WHERE EXISTS (WITH finance_sar_reports AS (SELECT 1 AS x FROM dual) "
+     "SELECT x FROM finance_sar_reports)", _SCOPE),
+    ("the same shadowing reading a dictionary view",
+     "SELECT * FROM user_tables WHERE EXISTS (WITH user_tables AS (SELECT 1 AS x FROM dual) "
+     "SELECT x FROM user_tables)", _SCOPE),
+    ("a CTE shadowing in a scalar subquery",
+     "SELECT (WITH finance_sar_reports AS (SELECT 1 AS x FROM dual) SELECT MAX(x) FROM finance_sar_reports) AS n, "
+     "s.* FROM finance_sar_reports s", _SCOPE),
+    ("a CTE shadowing in an IN subquery",
+     "SELECT * FROM finance_loans WHERE customer_id IN (WITH finance_sar_reports AS (SELECT 1 AS customer_id "
+     "FROM dual) SELECT customer_id FROM finance_sar_reports) OR customer_id IN (SELECT customer_id FROM "
+     "finance_sar_reports)", _SCOPE),
+    ("a CTE of a nested WITH used outside it",
+     "WITH a AS (WITH finance_sar_reports AS (SELECT 1 AS x FROM dual) SELECT x FROM finance_sar_reports) "
+     "SELECT * FROM a, finance_sar_reports", _SCOPE),
+    ("an earlier WITH entry reading a table a later entry is named after",
+     "WITH a AS (SELECT * FROM finance_sar_reports), finance_sar_reports AS (SELECT 1 AS x FROM dual) "
+     "SELECT * FROM a", _ORDER),
+    ("a lower-case quoted CTE name that does not match the unquoted table name",
+     'WITH "finance_sar_reports" AS (SELECT 1 AS x FROM dual) SELECT * FROM finance_sar_reports',
+     "names compare as Oracle compares them: the quoted \"finance_sar_reports\" is another name than "
+     "FINANCE_SAR_REPORTS (object_name and cte_name)"),
 ]
 #: Plain queries the guard must still accept (an over-strict guard breaks the agent's next cell).
 ACCEPTED = [
@@ -90,7 +135,17 @@ ACCEPTED = [
                                      "ON c.customer_id = l.customer_id ORDER BY l.loan_id"),
     ("a WITH over its own CTE", "WITH big AS (SELECT loan_id FROM finance_loans WHERE rate_bp > 900) "
                                 "SELECT COUNT(*) FROM big"),
-    ("write words inside a string", "SELECT 'DELETE FROM finance_loans; dbms_x' AS text FROM dual"),
+    ("a WITH entry reading an earlier one", "WITH a AS (SELECT loan_id, rate_bp FROM finance_loans), "
+                                            "b AS (SELECT loan_id FROM a WHERE rate_bp > 900) SELECT COUNT(*) FROM b"),
+    ("a CTE used in a subquery of its query", "WITH big AS (SELECT customer_id FROM finance_loans WHERE rate_bp > 900) "
+                                              "SELECT full_name FROM finance_customers WHERE customer_id IN "
+                                              "(SELECT customer_id FROM big)"),
+    ("a UNION of two allowed tables", "SELECT customer_id FROM finance_loans UNION "
+                                      "SELECT customer_id FROM finance_customers"),
+    ("a WITH over a UNION", "WITH big AS (SELECT customer_id FROM finance_loans WHERE rate_bp > 900) "
+                            "SELECT customer_id FROM big UNION ALL SELECT customer_id FROM finance_customers"),
+    ("write words and a ';' inside a string", "SELECT 'DELETE FROM finance_loans; dbms_x' AS text FROM dual"),
+    ("a ';' as a string literal", "SELECT ';' AS semicolon FROM dual"),
     ("SYSDATE", "SELECT SYSDATE FROM dual"),
     ("lower case and a line comment", "select count(*) from finance_loans -- ; delete from finance_loans"),
 ]
@@ -121,8 +176,13 @@ def check_tool_allowlist(conn: oracledb.Connection, check_toolset: Callable) -> 
             check_toolset(available, allowed)
         except NotImplementedError:
             raise
-        except Exception:  # noqa: BLE001 - the refusal is what we want
+        except ToolsetMismatch:
             continue
+        except Exception as error:  # noqa: BLE001 - refused, but not in a way the harness recognises
+            fail(f"check_toolset refused {name} with {type(error).__name__}, not ToolsetMismatch: the next cell (and the "
+                 "harness) catch ToolsetMismatch to refuse to start, so any other exception crashes them instead",
+                 ("A refusal the harness understands has its own type (section 1, 'fail closed').",
+                  "raise ToolsetMismatch(...) naming the extra and the missing tools."))
         fail(f"check_toolset accepted {name}: the agent would start with authority nobody granted or without a "
              "tool it needs")
     return "exact set accepted; extra, missing and swapped tools refused"
@@ -138,15 +198,15 @@ def check_sql_guard(conn: oracledb.Connection, guard_select: Callable) -> str:
             raise
         except Exception as error:  # noqa: BLE001 - an over-strict guard
             fail(f"guard_select refused {what} ({sql!r}): {error}; the read-only tool must still answer plain "
-                 "queries")
-    for what, sql in HOSTILE:
+                 "queries", GUARD_HINT)
+    for what, sql, rule in HOSTILE:
         try:
             guard_select(sql, ALLOWED_TABLES)
         except NotImplementedError:
             raise
         except Exception:  # noqa: BLE001 - refused, as it must be
             continue
-        fail(f"guard_select let {what} through: {sql!r}")
+        fail(f"guard_select let {what} through: {sql!r}. The rule: {rule}.", GUARD_HINT)
     return f"{len(HOSTILE)} hostile statements refused, {len(ACCEPTED)} plain queries accepted"
 
 
@@ -164,22 +224,13 @@ def _boundary_rate(conn: oracledb.Connection) -> int:
 
 def _ends_with_loan_id(sql: str) -> bool:
     """The statement's last ORDER BY key is LOAN_ID (by name, alias or select-list position): ties on the rate
-    are broken. Read with sqlglot, as Oracle would parse it; an equal result on one database can hide this."""
-    import sqlglot
-    from sqlglot import exp
+    are broken. Read with the engine's Oracle dialect tokenizer (binds such as :1 read as Oracle reads them); an
+    equal result on one database can hide a missing tie-break."""
     try:
-        tree = sqlglot.parse_one(sql, read="oracle")
-    except sqlglot.errors.SqlglotError:
+        keys = order_by_keys(sql)
+    except ValueError:
         return False
-    order = tree.args.get("order") if isinstance(tree, exp.Select) else None
-    if order is None or not order.expressions:
-        return False
-    last = order.expressions[-1].this
-    if isinstance(last, exp.Literal) and not last.is_string:
-        items = tree.expressions
-        index = int(last.this) - 1
-        return 0 <= index < len(items) and items[index].alias_or_name.upper() == "LOAN_ID"
-    return isinstance(last, exp.Column) and last.name.upper() == "LOAN_ID"
+    return bool(keys) and keys[-1] == "LOAN_ID"
 
 
 @checkpoint("a governed report tool", hint=REPORT_HINT)
@@ -215,7 +266,13 @@ def check_governed_report(conn: oracledb.Connection, loans_above_rate: Callable)
         odd = next((r for r in rows if not set(REPORT_KEYS) <= set(r)), None)
         expect(odd is None, f"a row has the keys {sorted(map(str, odd or {}))}, expected the lower-case keys "
                f"{list(REPORT_KEYS)} (the agent and the next cell read them by name)",
-               "names = [d[0].lower() for d in cur.description]")
+               ("Rows as dicts keyed by the column names in lower case (cur.description names them).",
+                "names = [d[0].lower() for d in cur.description]"))
+        extra = sorted({str(k) for r in rows for k in r} - set(REPORT_KEYS))
+        expect(not extra, f"the report's rows carry {extra} besides {list(REPORT_KEYS)}: a governed report shows the "
+               "model only the columns it was granted (SELECT * hands it every column of the table)",
+               ("A governed report names its columns; it never selects everything (section 3).",
+                "SELECT loan_id, customer_id, product, rate_bp, status ..."))
         expect(len(recorder.statements) == 1, f"loans_above_rate ran {len(recorder.statements)} statements, "
                                               "expected one fixed statement")
         expect_bound(recorder, {"rate_bp": probe}, "loans_above_rate", hint=REPORT_HINT)
@@ -263,6 +320,8 @@ def _verifier_probes(conn: oracledb.Connection, finding_saved: Callable, run: st
             (run, "CASE-8", False, "a finding another run saved"),
             (other, "CASE-7", False, "a case saved by another run"),
             (run, "CASE-9", False, "a finding nobody saved (the planner only said so)"),
+            (run, "CASE-%", False, "a claimed case 'CASE-%' (a LIKE wildcard, not a case reference)"),
+            (run, "CASE-", False, "a claimed case 'CASE-' (only the start of a saved one)"),
         ]
         calls = []
         for run_id, case_ref, want, what in cases:
@@ -346,9 +405,40 @@ def check_budget(conn: oracledb.Connection, budgeted_call: Callable) -> str:
            f"with {cost // 2} tokens of room left, an output of {cost} was refused but budget.tokens went from "
            f"{3 * cost} to {slack.tokens}: the refused output was half-admitted (charge an output whole, or not at "
            "all)", BUDGET_HINT)
+    _failing_tool_capped(budgeted_call)
     # the next cell: a planner scripted to loop, through the harness, ends budget_exhausted at exactly the cap
     calls = _looping_run(conn, budgeted_call)
     return f"3 calls under a cap of 3, 3 x {cost} tokens in a budget of {3 * cost}; a looping run stopped at {calls}"
+
+
+class _FailingTool(_ProbeTool):
+    """A tool that always raises: a planner retrying it must still hit the tool-call cap."""
+
+    def __call__(self, **arguments: Any) -> str:
+        super().__call__(**arguments)
+        raise RuntimeError("probe tool failure")
+
+
+def _failing_tool_capped(budgeted_call: Callable) -> None:
+    """A call counts when it is made, not when it succeeds: a tool that always fails, retried, stops at the cap."""
+    tool = _FailingTool("")
+    budget = Budget(max_tool_calls=3, max_tokens=10**6)
+    stopped = False
+    for attempt in range(8):
+        try:
+            budgeted_call(budget, tool, {"probe": attempt})
+        except NotImplementedError:
+            raise
+        except BudgetExhausted:
+            stopped = True
+            break
+        except RuntimeError:
+            continue                                  # the tool's own failure: the planner retries
+    expect(stopped and tool.runs <= 3, f"a tool that always fails ran {tool.runs} times under a cap of 3 tool calls"
+           f"{'' if stopped else ' and the cap never stopped it'}: a call is counted when it is made, not when it "
+           "returns (a failing tool retried in a loop is exactly what the cap is for)",
+           ("The cap counts attempts: charge the call before the tool runs (section 4).",
+            "budget.tool_calls += 1 before output = tool(**arguments)."))
 
 
 def _looping_run(conn: oracledb.Connection, budgeted_call: Callable) -> int:
@@ -548,7 +638,7 @@ def check_approval(conn: oracledb.Connection, consume_approval: Callable) -> str
             for name, (status, actor, ttl) in rows.items():
                 cur.execute("INSERT INTO agent_approvals (approval_id, run_id, tool, args_digest, status, actor, "
                             "expires_at) VALUES (:a, :r, 'close_case', :d, :s, :actor, "
-                            "SYSTIMESTAMP + NUMTODSINTERVAL(:ttl, 'SECOND'))",
+                            "SYS_EXTRACT_UTC(SYSTIMESTAMP) + NUMTODSINTERVAL(:ttl, 'SECOND'))",
                             a=ids[name], r=tag, d=approvals.digest("close_case", args), s=status, actor=actor, ttl=ttl)
         conn.commit()
         return _approval_probes(conn, consume_approval, ids, tag, args, other_args)

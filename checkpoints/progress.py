@@ -117,15 +117,16 @@ def progress(conn: oracledb.Connection | None = None):
 
 def as_text(rows: list[TodoStatus], width: int = 100) -> str:
     """A plain table for a terminal; long reasons wrap under their column."""
-    head = f"{'part':<4}  {'TODO':<4}  {'name':<20}  {'status':<8}  reason"
+    name_width = max([20, *(len(r.name) for r in rows)])      # a TODO's name in full (it is its identity)
+    head = f"{'part':<4}  {'TODO':<4}  {'name':<{name_width}}  {'status':<8}  reason"
     lines = [head, "-" * len(head)]
-    indent = 4 + 2 + 4 + 2 + 20 + 2 + 8 + 2
+    indent = 4 + 2 + 4 + 2 + name_width + 2 + 8 + 2
     for r in rows:
         reason = r.reason or (r.title if r.status == PASS else "")
         if r.checked and r.status != PASS or r.checked.startswith("last run"):
             reason = f"{reason} [{r.checked}]".strip()
         wrapped = textwrap.wrap(reason, max(30, width - indent)) or [""]
-        lines.append(f"{r.part:<4}  {r.number:<4}  {r.name[:20]:<20}  {r.status:<8}  {wrapped[0]}")
+        lines.append(f"{r.part:<4}  {r.number:<4}  {r.name:<{name_width}}  {r.status:<8}  {wrapped[0]}")
         lines += [" " * indent + more for more in wrapped[1:]]
     counts = {s: sum(r.status == s for r in rows) for s in (PASS, NOT_YET, FAILING)}
     lines += ["", f"{counts[PASS]} passed, {counts[NOT_YET]} not yet, {counts[FAILING]} failing "

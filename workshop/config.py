@@ -18,6 +18,13 @@ def embedded_db_path() -> Path:
     return Path(explicit) if explicit else state_dir() / "embedded" / "workshop.db"
 
 
+def working_copy_dir() -> Path:
+    """The learner's own copy of the notebooks, `my-notebooks/` (git-ignored; `WORKSHOP_MY_NOTEBOOKS` overrides):
+    the tracked `notebooks/` stay as the build made them, so saving a notebook never changes a tracked file."""
+    explicit = os.environ.get("WORKSHOP_MY_NOTEBOOKS")
+    return Path(explicit) if explicit else PROJECT_ROOT / "my-notebooks"
+
+
 def models_dir() -> Path:
     """Cache folder for the ONNX files the model builders produce."""
     return state_dir() / "models"

@@ -257,6 +257,56 @@ class Captioned:
         return f"{self.caption}\n{self.frame.to_string(index=False)}"
 
 
+class IdentityTable:
+    """Which engine, model and reranker produced a notebook's numbers: every value in full (a pandas frame cut
+    them at 50 characters, losing "not a cross-encoder" and why OAMP is skipped), as an HTML table in Jupyter
+    and as aligned `name: value` lines elsewhere; values are escaped."""
+
+    def __init__(self, values: Mapping[str, object], title: str):
+        self.values, self.title = {str(k): str(v) for k, v in values.items()}, title
+
+    def _repr_html_(self) -> str:
+        rows = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+                       f"<td style='text-align:left;white-space:normal'>{html.escape(v)}</td></tr>"
+                       for k, v in self.values.items())
+        return f"<table><caption style='text-align:left'><b>{html.escape(self.title)}</b></caption>{rows}</table>"
+
+    def __repr__(self) -> str:
+        width = max((len(k) for k in self.values), default=0)
+        return "\n".join([f"{self.title}:", *(f"  {k.ljust(width)}  {v}" for k, v in self.values.items())])
+
+
+def identity_table(values: Mapping[str, object], title: str = "this notebook's numbers come from") -> IdentityTable:
+    """The header table of a part: `identity_table({"engine": banner(conn), "reranker": reranker_label(conn)})`."""
+    return IdentityTable(values, title)
+
+
+class GraphView:
+    """A LangGraph graph for a notebook: the diagram in JupyterLab (4.1 and later render `text/vnd.mermaid`), and
+    elsewhere one short line per node with where it can go next, instead of 35 lines of Mermaid source."""
+
+    def __init__(self, graph):
+        self.graph = graph
+
+    def lines(self) -> list[str]:
+        """`node -> next` per node in the graph's order; `?->` marks a conditional edge (the node decides)."""
+        out: dict[str, list[str]] = {name: [] for name in self.graph.nodes}
+        for edge in self.graph.edges:
+            out.setdefault(edge.source, []).append(("?" if edge.conditional else "") + edge.target)
+        return [f"{name} -> {' | '.join(targets)}" for name, targets in out.items() if targets]
+
+    def __repr__(self) -> str:
+        return "\n".join(["graph (-> always, ?name: the node decides):", *(f"  {line}" for line in self.lines())])
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
+        return {"text/vnd.mermaid": self.graph.draw_mermaid(), "text/plain": repr(self)}
+
+
+def show_graph(graph) -> GraphView:
+    """`show_graph(app.get_graph())`: the diagram where the front end draws Mermaid, a short text elsewhere."""
+    return GraphView(graph)
+
+
 def captioned(frame: pd.DataFrame, caption: str) -> Captioned:
     """`frame` shown under `caption`, e.g. captioned(hits, f"reranked by {reranker_label(conn)}")."""
     return Captioned(frame, caption)

@@ -10,6 +10,7 @@ memory pool on Oracle) and, when it fails, says what to run.
 """
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 import textwrap
@@ -23,7 +24,7 @@ import pandas as pd
 from . import config, db, models, schema
 from .data import DATA_VERSION
 from .data.finance import FINANCE_TABLES
-from .oracle_grants import GRANTS, missing_grants
+from .oracle_grants import GRANTS, missing_grants, missing_reader_grants, readonly_user
 from .setup import (RERANKER_REFUSED_KEY, SLIM_IMAGE_ADVICE, VECTOR_POOL_ADVICE, banner, engine_of, existing_graphs,
                     existing_indexes, existing_models, existing_tables, expected_counts, is_embedded,
                     oracle_text_installed, read_meta, scalar)
@@ -38,6 +39,7 @@ class CheckResult:
     ok: bool
     detail: str
     advice: str = ""           # what to run when the check failed; empty when it passed
+    info: bool = False         # an optional component: reported with the command that adds it, never a failure
 
 
 Check = Callable[[oracledb.Connection], CheckResult]
@@ -281,9 +283,48 @@ def check_edition(conn) -> CheckResult:
                        "(unset ORACLE_DSN) or on Oracle AI Database Free / Enterprise Edition")
 
 
+READONLY_SETUP = ("set ORACLE_READONLY_USER and ORACLE_READONLY_PASSWORD (the devcontainer's compose.yaml sets "
+                  "WORKSHOP_RO; without the devcontainer see docs/troubleshooting.md, Part 07)")
+RESTART_ORACLE = ("restart the database container so its start-up script creates the user with the password of "
+                  "compose.yaml: docker compose -f .devcontainer/compose.yaml restart oracle")
+
+
+def _open_reader() -> oracledb.Connection:
+    return db.connect(readonly=True, retries=1)
+
+
+def check_readonly_user(conn, opener: Callable[[], oracledb.Connection] = _open_reader) -> CheckResult:
+    """Part 07's tools and part 05's retriever run on a second user with only READ grants (H1 of issue 20):
+    it must be configured, connect, and see every object of workshop.oracle_grants.reader_grants that exists."""
+    name = "read-only user"
+    if is_embedded(conn):
+        return CheckResult(name, True, "not applicable: the embedded engine opens the same file read-only")
+    reader = readonly_user()
+    if reader is None or not os.environ.get("ORACLE_READONLY_PASSWORD"):
+        return CheckResult(name, False, "ORACLE_READONLY_USER / ORACLE_READONLY_PASSWORD not set: part 07 cannot "
+                                        "open its tools' read-only session", READONLY_SETUP)
+    try:
+        ro = opener()
+    except (ConnectionError, RuntimeError, oracledb.Error) as exc:
+        text = str(exc)
+        advice = RESTART_ORACLE if "ORA-01017" in text or "ORA-28000" in text else READONLY_SETUP
+        return CheckResult(name, False, f"{reader} cannot connect: {_error_line(exc).removeprefix('Could not connect to Oracle AI Database: ')}",
+                           advice)
+    try:
+        missing = missing_reader_grants(conn, ro)
+    finally:
+        ro.close()
+    if missing:
+        return CheckResult(name, False, f"{reader} cannot read: " + ", ".join(g.object_name for g in missing),
+                           f"{RUN_SETUP} (as the owner it grants {reader} what workshop.oracle_grants."
+                           "reader_grants names)")
+    return CheckResult(name, True, f"{reader} connects and reads what part 07 needs (READ grants only)")
+
+
 ORACLE_CHECKS: tuple[tuple[str, Check, str], ...] = (
     ("Oracle Text installed", check_oracle_text_installed, SLIM_IMAGE_ADVICE),
     ("workshop grants", check_workshop_grants, "see .devcontainer/README.md, 'The workshop user'"),
+    ("read-only user", check_readonly_user, READONLY_SETUP),
     ("edition (DBMS_RLS)", check_edition, "run parts 05 and 07 on the embedded engine"),
 )
 CHECKS = CHECKS + ORACLE_CHECKS
@@ -302,7 +343,7 @@ def run_checks(conn: oracledb.Connection) -> list[CheckResult]:
 
 def as_frame(results: list[CheckResult]) -> pd.DataFrame:
     return pd.DataFrame({"check": [r.name for r in results],
-                         "status": ["ok" if r.ok else "FAIL" for r in results],
+                         "status": ["info" if r.info else "ok" if r.ok else "FAIL" for r in results],
                          "detail": [r.detail for r in results]})
 
 
@@ -327,6 +368,9 @@ def report(results: list[CheckResult]) -> str:
                       frame.to_string(index=False, justify="left", formatters=left).splitlines())
     failed = [r for r in results if not r.ok]
     lines = [table, ""]
+    optional = [f"  - {r.name}: {pasteable(r.advice)}" for r in results if r.info and r.advice]
+    if optional:
+        lines += ["Optional (not needed for parts 00-07):", *optional, ""]
     if not failed:
         lines.append("All checks passed: the database is ready for the workshop.")
         return "\n".join(lines)
@@ -426,6 +470,8 @@ def main() -> int:
 
 # --------------------------------------------------------------------------- part 08: Oracle AI Agent Memory
 OAMP_VENV = ".venv-oamp"
+#: The command that adds the optional OAMP kernel (part 08's Oracle section); in a Codespace as well.
+OAMP_ADD = "bash scripts/setup_oamp_env.sh (its own virtualenv .venv-oamp and the Jupyter kernel workshop-oamp)"
 OAMP_PRIVILEGES = ("CREATE TABLE", "CREATE JOB")
 
 
@@ -445,8 +491,8 @@ def check_oamp(conn) -> CheckResult:
         return CheckResult(name, True, "not applicable: OAMP needs Oracle; part 08 runs its mirror on this engine")
     version = oamp_environment()
     if version is None:
-        return CheckResult(name, False, f"oracleagentmemory is not installed in {OAMP_VENV}",
-                           "run: scripts/setup_oamp_env.sh (its own virtualenv and the kernel workshop-oamp)")
+        return CheckResult(name, True, f"optional, not installed: {OAMP_VENV} (part 08's Oracle section only)",
+                           OAMP_ADD, info=True)
     with conn.cursor() as cur:
         cur.execute("SELECT privilege FROM session_privs ORDER BY privilege")
         held = {r[0] for r in cur.fetchall()}
@@ -465,7 +511,7 @@ def check_oamp(conn) -> CheckResult:
                                    f"default tablespace {tablespace}")
 
 
-CHECKS = CHECKS + (("OAMP (part 08)", check_oamp, "run: scripts/setup_oamp_env.sh"),)
+CHECKS = CHECKS + (("OAMP (part 08)", check_oamp, OAMP_ADD),)
 
 
 if __name__ == "__main__":

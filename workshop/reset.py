@@ -14,7 +14,7 @@ from pathlib import Path
 
 import oracledb
 
-from . import config, db, schema
+from . import config, db, lesson_state, schema
 
 #: Drop order: graphs (they depend on tables), views, indexes, tables, sequences, models.
 _KIND_ORDER = ("PROPERTY GRAPH", "VIEW", "INDEX", "TABLE", "SEQUENCE", "MINING MODEL")
@@ -65,7 +65,10 @@ def reset_part(part: int, conn: oracledb.Connection | None = None,
     """Drop the objects that part `part`'s notebooks create, so the part can be redone; returns what was dropped.
 
     The set-up's tables, indexes, graph and models are not touched (run `python -m workshop.setup` if the
-    doctor reports one missing)."""
+    doctor reports one missing). Python-side state of the part's lesson code (registered in
+    `workshop.lesson_state`, e.g. part 04's fact mirrors) is cleared too, so a second "Run All" in the same kernel
+    starts from the same state as the first."""
+    lesson_state.clear_for_part(part)
     objects = [(o.kind, o.name) for o in schema.learner_objects(part)]
     own = conn is None
     conn = conn or db.connect()

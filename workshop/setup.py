@@ -28,6 +28,7 @@ from .models.maxsim_reranker import RERANKER_SHA256
 from .data import finance
 from .models.model_cache import sha256_file
 from .reset import reset_everything
+from .oracle_grants import readonly_user, share_with_reader
 
 #: Rows per UPDATE ... SET embedding = VECTOR_EMBEDDING(...) statement (one progress-bar step each).
 EMBED_BATCH = 32
@@ -525,6 +526,9 @@ def build(conn: oracledb.Connection, *, progress: bool = True,
     b.ensure_similarity(expected_counts()["PAPER_SIMILARITY"])
     b.ensure_indexes()
     b.ensure_graphs()
+    shared = share_with_reader(conn)        # Oracle: what part 07's read-only user reads (idempotent GRANTs)
+    if shared:
+        log(f"read-only user {readonly_user()}: {len(shared)} grants of workshop.oracle_grants.reader_grants held")
     if b.actions:
         b.write_meta({"updated_at": now}, overwrite=["updated_at"])
     return SetupReport(
@@ -569,6 +573,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nSet-up stopped: {exc}", file=sys.stderr)
         return 2
     print(report.text(with_actions=False))
+    from workshop.working_copy import make_working_copy, next_step
+    copied = [line for line in make_working_copy() if line.startswith("copied")]
+    if copied:
+        print(f"notebooks: {len(copied)} copied to {config.working_copy_dir()} (your working copy; existing files are "
+              "never overwritten)")
+    print(next_step())
     return 0
 
 

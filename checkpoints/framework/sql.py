@@ -183,3 +183,75 @@ def same_statement(first: str, second: str) -> bool:
         from workshop.db import oracle_dialect
         return parse(sql).sql(dialect=oracle_dialect(), normalize=True, comments=False)
     return canonical(first) == canonical(second)
+
+
+_ORDER_END = {"FETCH", "OFFSET", "FOR", "LIMIT"}
+_ORDER_WORDS = {"ASC", "DESC", "NULLS", "FIRST", "LAST"}
+
+
+def _split_depth0(tokens: list) -> list[list]:
+    """The tokens split at the commas outside parentheses."""
+    items, depth, current = [], 0, []
+    for token in tokens:
+        kind = token.token_type.name
+        depth += kind == "L_PAREN"
+        depth -= kind == "R_PAREN"
+        if kind == "COMMA" and depth == 0:
+            items.append(current)
+            current = []
+        else:
+            current.append(token)
+    if current:
+        items.append(current)
+    return items
+
+
+def _item_name(tokens: list) -> str:
+    """The name an item is known by: its alias, or the last name of a (qualified) column; '' for an expression
+    without an alias."""
+    words = [t for t in tokens if t.text.upper() not in _ORDER_WORDS]
+    if not words:
+        return ""
+    last = words[-1]
+    if last.token_type.name not in ("VAR", "IDENTIFIER"):
+        return ""
+    if len(words) == 1 or words[-2].token_type.name in ("DOT", "ALIAS"):
+        return last.text.upper()
+    if words[-2].token_type.name == "R_PAREN" or words[-2].token_type.name in ("VAR", "IDENTIFIER"):
+        return last.text.upper()                      # `expr alias` without AS
+    return ""
+
+
+def order_by_keys(sql: str) -> list[str]:
+    """The outer query's ORDER BY keys as upper-case names (a select-list position such as `ORDER BY 4` becomes
+    that item's alias or column name; an expression without a name gives ''). Read from the tokens (the engine's
+    Oracle dialect: binds such as :1 and GRAPH_TABLE are fine), so it works where no parser reads the whole
+    statement; [] without an outer ORDER BY."""
+    tokens = sql_tokens(sql)
+    depth, order_at, select_at, from_at = 0, None, None, None
+    for position, token in enumerate(tokens):
+        kind = token.token_type.name
+        if kind == "L_PAREN":
+            depth += 1
+        elif kind == "R_PAREN":
+            depth -= 1
+        elif depth == 0 and kind == "ORDER_BY":
+            order_at = position
+        elif depth == 0 and kind == "SELECT":
+            select_at, from_at = position, None
+        elif depth == 0 and kind == "FROM" and from_at is None:
+            from_at = position
+    if order_at is None:
+        return []
+    end = next((i for i in range(order_at + 1, len(tokens)) if tokens[i].text.upper() in _ORDER_END), len(tokens))
+    select_items = (_split_depth0(tokens[select_at + 1:from_at]) if select_at is not None and from_at is not None
+                    else [])
+    keys = []
+    for item in _split_depth0(tokens[order_at + 1:end]):
+        words = [t for t in item if t.text.upper() not in _ORDER_WORDS]
+        if len(words) == 1 and words[0].token_type.name == "NUMBER":
+            index = int(words[0].text) - 1
+            keys.append(_item_name(select_items[index]) if 0 <= index < len(select_items) else "")
+        else:
+            keys.append(_item_name(item) if len(words) <= 3 else "")
+    return keys

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import os
 import shutil
 import sqlite3
+import tempfile
 import time
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from pathlib import Path
@@ -113,6 +115,18 @@ def build_workshop_db(path: Path, from_checkout: bool = False, then: Callable[[A
     return path
 
 
+@functools.cache
+def student_path(notebook: str) -> Path:
+    """The student notebook `notebook` as the build makes it from solutions/, written to a temporary folder: the
+    tests read notebooks/ as generated, never the file a learner's editor may have saved their answers into
+    (`tests/tooling/test_notebook_sync.py` is the one test that compares that file with the build)."""
+    from workshop.notebooks import build_text
+    folder = Path(tempfile.mkdtemp(prefix="generated-notebooks-"))
+    target = folder / notebook
+    target.write_text(build_text(PROJECT_ROOT / "solutions" / notebook), encoding="utf-8")
+    return target
+
+
 def cells(path: Path) -> dict[str, str]:
     return {cell.id: cell.source for cell in nbformat.read(path, as_version=4).cells}
 
@@ -135,7 +149,7 @@ class NotebookCells:
     def __init__(self, notebook: str, todos: Mapping[Hashable, Todo]):
         self.notebook = notebook
         self.solution = cells(PROJECT_ROOT / "solutions" / notebook)
-        self.student = cells(PROJECT_ROOT / "notebooks" / notebook)
+        self.student = cells(student_path(notebook))
         self.todos = dict(todos)
 
     def variant(self, todo: Hashable, *replacements: tuple[str, str]) -> str:
@@ -147,7 +161,7 @@ class NotebookCells:
         """In the student notebook each TODO cell and its checkpoint cell carry the TODO's number (the build wrote
         it), the checkpoint cell calls `<module>.check_<name>(` (any `<module>.check_` without `names`), and the
         stub differs from the solution."""
-        student = nbformat.read(PROJECT_ROOT / "notebooks" / self.notebook, as_version=4)
+        student = nbformat.read(student_path(self.notebook), as_version=4)
         tagged = {cell.id: cell.metadata.get("workshop", {}).get("todo") for cell in student.cells}
         for key, todo in self.todos.items():
             assert not isinstance(key, int) or key == todo.number, (key, todo)

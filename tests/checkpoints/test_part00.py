@@ -17,13 +17,13 @@ from workshop import schema
 from workshop.config import PROJECT_ROOT
 from workshop.data import load_papers
 
-from tests.checkpoints.shared import Wrong, wrong_params
+from tests.checkpoints.shared import Wrong, wrong_params, student_path
 
 NAME = "00_setup_and_orientation.ipynb"
 
 
 def cell(folder: str, cell_id: str) -> str:
-    nb = nbformat.read(PROJECT_ROOT / folder / NAME, as_version=4)
+    nb = nbformat.read(student_path(NAME) if folder == "notebooks" else PROJECT_ROOT / folder / NAME, as_version=4)
     return next(c.source for c in nb.cells if c.id == cell_id)
 
 

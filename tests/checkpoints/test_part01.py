@@ -19,11 +19,11 @@ from checkpoints.framework import CheckpointError, CheckpointFailed
 from workshop.config import PROJECT_ROOT
 from workshop.embedded import connect
 
-from tests.checkpoints.shared import Wrong, cells, copy_db, kinds_covered, shared_file, wrong_params
+from tests.checkpoints.shared import Wrong, cells, copy_db, kinds_covered, shared_file, wrong_params, student_path
 
 NAME = "01_vector_search.ipynb"
 SOLUTION = PROJECT_ROOT / "solutions" / NAME
-STUDENT = PROJECT_ROOT / "notebooks" / NAME
+STUDENT = student_path(NAME)
 #: Cells every TODO cell needs before it (imports, conn, MODEL, rows_as_dicts); the sys.path cell is not needed.
 PREAMBLE = ("setup", "helpers")
 #: The setup cell's reset of the part, which the tests skip: they prepare the database state themselves.

@@ -18,11 +18,11 @@ from checkpoints.framework import CheckpointError, CheckpointFailed
 from workshop.config import PROJECT_ROOT
 from workshop.data import load_golden_queries
 
-from tests.checkpoints.shared import cells
+from tests.checkpoints.shared import cells, student_path
 
 NAME = "02_retrieval_strategies.ipynb"
 SOLUTION = PROJECT_ROOT / "solutions" / NAME
-STUDENT = PROJECT_ROOT / "notebooks" / NAME
+STUDENT = student_path(NAME)
 #: The setup cell without its reset (part 02 creates nothing; the tests never drop anything).
 RESET = "reset_part(2, conn)"
 
@@ -210,6 +210,19 @@ WRONG_ANSWERS = [
         ("return rows_as_dicts(cur)", "found = {}\n        for r in rows_as_dicts(cur):\n            found.setdefault((r['arxiv_id'], r['title']), set()).add(r['author_id'])\n"
                                        "        return sorted([{'arxiv_id': i, 'title': t, 'shared_authors': len(a)} for (i, t), a in found.items()], key=lambda r: (-r['shared_authors'], r['arxiv_id']))")],
      "fetched"),
+    # issue 21: accepted, and the next cell broke; a probe the data never exercised
+    ("todo1", "a DataFrame [next]", [("return rows_as_dicts(cur)", "return pd.DataFrame(rows_as_dicts(cur))")],
+     "returned a DataFrame, expected a list of dicts"),
+    ("todo1", "a generator [next]", [("return rows_as_dicts(cur)", "return (row for row in rows_as_dicts(cur))")],
+     "returned a generator, expected a list of dicts"),
+    ("todo2", "a DataFrame [next]", [("return rows_as_dicts(cur)", "return pd.DataFrame(rows_as_dicts(cur))")],
+     "returned a DataFrame, expected a list of dicts"),
+    ("todo3", "a DataFrame [next]", [("return rows_as_dicts(cur)", "return pd.DataFrame(rows_as_dicts(cur))")],
+     "returned a DataFrame, expected a list of dicts"),
+    ("todo3", "no tie-break [probe]", [("ORDER BY shared_authors DESC, arxiv_id", "ORDER BY shared_authors DESC")],
+     "the ORDER BY does not end with arxiv_id"),
+    ("todo3", "ties broken by title [probe]", [("ORDER BY shared_authors DESC, arxiv_id", "ORDER BY shared_authors DESC, title")],
+     "wrong order"),
 ]
 
 #: Other correct answers: each must pass.
@@ -254,6 +267,9 @@ CORRECT_ANSWERS = [
         ("          COLUMNS (dst.arxiv_id AS arxiv_id, dst.title AS title, a.author_id AS author_id))",
          "          COLUMNS (dst.arxiv_id AS arxiv_id, dst.title AS title, a.author_id AS author_id)) g"),
         ("GROUP BY arxiv_id, title\n", "GROUP BY g.arxiv_id, g.title\n")]),
+    ("todo3", "ORDER BY positions", [("ORDER BY shared_authors DESC, arxiv_id", "ORDER BY 3 DESC, 1")]),
+    ("todo1", "a list built by a comprehension over the cursor", [
+        ("return rows_as_dicts(cur)", "return [dict(zip([d[0].lower() for d in cur.description], r)) for r in cur]")]),
 ]
 
 

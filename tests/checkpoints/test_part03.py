@@ -193,7 +193,6 @@ WRONG_ANSWERS = [
                                           ("""return [{"id": doc.id, "text": doc.page_content, "metadata": doc.metadata, "distance": distance}
             for doc, distance in results]""", "return results")], "expected each result to be a dict"),
     (6, "no distance [clause]", [(', "distance": distance}', "}")], "missing the key(s) ['distance']"),
-    (6, "no id [next]", [('{"id": doc.id, "text"', '{"text"')], "missing the key(s) ['id']"),
     (6, "similarity instead of distance [clause]", [('"distance": distance}', '"distance": 1 - distance}')],
      "has the distance"),
     # TODO 7: computed workflow metadata
@@ -210,6 +209,22 @@ WRONG_ANSWERS = [
      "the workflow text does not contain 'Look up the index parameters'"),
     (7, "query left out of the text [clause]", [('lines = [f"Query: {query}", "Steps:"]', 'lines = ["Steps:"]')],
      "a workflow was written to WORKFLOW_VS, but its text does not contain the query"),
+    # issue 21: mistakes nobody listed, by class
+    (7, "timestamp taken when the cell ran [probe]", [
+        ("def write_workflow(", 'STAMP = datetime.now(timezone.utc).isoformat(timespec="seconds")\n\n\ndef write_workflow('),
+        ('"timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds")}', '"timestamp": STAMP}')],
+     "the time was taken once"),
+    (7, "timestamp as a default argument [probe]", [
+        ("final_answer, success=True):", "final_answer, success=True, at=datetime.now(timezone.utc)):"),
+        ('"timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds")}', '"timestamp": at.isoformat()}')],
+     "the time was taken once"),
+    (6, "filter=None unpacked [next]", [("k=k, filter=filter)", "k=k, filter=dict(filter))")],
+     "without a filter, raised TypeError"),
+    (3, "thread typed into the SQL [clause]", [("WHERE thread_id = :thread_id", "WHERE thread_id = 'alice' AND :thread_id IS NOT NULL")],
+     "expected the newest 3 turns"),
+    (3, "a generator of turns [next]", [("""    return [{"id": turn_id, "role": role, "content": text_of(content), "created_at": created_at}
+            for turn_id, role, content, created_at in rows]""", """    return ({"id": turn_id, "role": role, "content": text_of(content), "created_at": created_at}
+            for turn_id, role, content, created_at in rows)""")], "expected a list of dicts"),
     # TODO 8: entities
     (8, "no stable id [clause]", [(", ids=[entity_key]", "")], "writing the same entity twice left 2 rows"),
     (8, "no type [clause]", [(', "type": entity_type}', "}")], "missing or differs for ['type']"),
@@ -274,6 +289,12 @@ for key, table in STORE_TABLES.items():
     for doc, distance in results:
         found.append(dict(id=doc.id, text=doc.page_content, metadata=dict(doc.metadata), distance=float(distance)))
     return found""")]),
+    # issue 21: correct answers the checkpoints refused
+    (6, "a search by vector", [('    results = stores["knowledge_base"].similarity_search_with_score(query, k=k, filter=filter)',
+                                '    store = stores["knowledge_base"]\n'
+                                '    vector = store.embeddings.embed_query(query)\n'
+                                '    results = store.similarity_search_by_vector_with_relevance_scores(vector, k=k, filter=filter)')]),
+    (6, "no id (the prose asks for text, metadata and distance)", [('{"id": doc.id, "text"', '{"text"')]),
     (7, "another text layout and full-precision timestamp", [
         ('lines = [f"Query: {query}", "Steps:"]', 'lines = [f"Task: {query}", "How:"]'),
         ('isoformat(timespec="seconds")', "isoformat()")]),

@@ -216,6 +216,9 @@ WRONG_ANSWERS = [
      "no column facts: only tables were scanned"),
     (1, "empty bodies", [("WHERE table_name LIKE :prefix ESCAPE '\\\\' AND comments IS NOT NULL",
                           "WHERE table_name LIKE :prefix ESCAPE '\\\\'")], "has no comment but got a fact"),
+    # issue 21: the TODO's SQL pasted into a normal Python string: ESCAPE '\' becomes ESCAPE '' and nothing matches
+    (1, "ESCAPE with one backslash in a normal Python string", [("ESCAPE '\\\\'", "ESCAPE '\\'")],
+     "its query says ESCAPE ''"),
     (1, "owner ignored", [("AND table_name LIKE :prefix ESCAPE '\\\\'\n", "AND :prefix IS NOT NULL\n")],
      "which is not a FINANCE_ table"),
     (1, "prefix kept in the subject", [("{table[len(owner) + 1:]}", "{table}")], "subjects keep the table prefix"),
@@ -321,6 +324,10 @@ WRONG_ANSWERS = [
     (3, "the kinds list as the filter value", [("k=k * 4, filter=flt)",
                                                 'k=k * 4, filter={"kind": kinds} if kinds else None)')],
      "the store rejected the filter"),
+    # issue 21: accepted, and the next cell broke
+    (1, "a generator of facts [next]", [("    return facts\n", "    return (f for f in facts)\n")],
+     "expected a list of Facts"),
+    (1, "a tuple of facts [next]", [("    return facts\n", "    return tuple(facts)\n")], "expected a list of Facts"),
     # adversarial review (adv0405), second round
     (2, "subjects embedded instead of bodies", [("store.add_texts([f.body for f in new + changed]",
                                                  "store.add_texts([f.subject for f in new + changed]")],

@@ -94,6 +94,11 @@ OTHER_CORRECT_ANSWERS = [
        GROUP BY id),""")]),
     (4, "visit order from a sort key", [("visit = sorted(best.values()) + [i for i in visit if i not in best.values()]",
                                          "firsts = set(best.values())\n        visit = sorted(visit, key=lambda i: (i not in firsts, i))")]),
+    (1, "terms grouped in parentheses", [('" OR ".join(escape_braces(term) for term in terms)',
+                                          '"(" + " OR ".join(escape_braces(term) for term in terms) + ")"')]),
+    (3, "the tenant read from the session context", [
+        ("AND (d.user_id IS NULL OR d.user_id = :user_id)",
+         "AND (d.user_id IS NULL OR d.user_id = :user_id) AND d.tenant_id = SYS_CONTEXT('kb_ctx', 'tenant_id')")]),
     (1, "terms joined with ACCUM (matches the rows OR matches)",
      [('" OR ".join(escape_braces(term) for term in terms)', '" ACCUM ".join(escape_braces(term) for term in terms)')]),
 ]
@@ -220,6 +225,21 @@ WRONG_ANSWERS = [
     (3, "rerank on the lexical expression", [("PREDICTION({RERANKER} USING :query AS first_input",
                                               "PREDICTION({RERANKER} USING :lex_query AS first_input")], "rerank_score of"),
     (3, "filters in the lexical pool only", [("       WHERE {scope}\n", "\n")], "are the stage-2 filters in both pools?"),
+    # issue 21: mistakes nobody listed, by class
+    (3, "the tenant typed into the SQL", [("AND (d.user_id IS NULL OR d.user_id = :user_id)",
+                                           "AND (d.user_id IS NULL OR d.user_id = :user_id) AND d.tenant_id = 'acme'")],
+     "is a tenant written into the statement?"),
+    (3, "the tenant bound from a constant", [("AND (d.user_id IS NULL OR d.user_id = :user_id)",
+                                              "AND (d.user_id IS NULL OR d.user_id = :user_id) AND c.tenant_id = :tenant"),
+                                             ("user_id=user_id, pool_size=50", "user_id=user_id, tenant='acme', pool_size=50")],
+     "is a tenant written into the statement?"),
+    (1, "one token budget for every intent", [("TOKEN_BUDGETS[intent]", "1200")], "it is not one number for all"),
+    (1, "the intent fixed", [("intent = classify_intent(question)", 'intent = "comparison"')],
+     "for a lookup"),
+    (1, "the running question's budget for every question", [("TOKEN_BUDGETS[intent]", 'TOKEN_BUDGETS["comparison"]')],
+     "it is not one number for all"),
+    (4, "an empty list of rows breaks", [("    dropped = []\n", "    dropped = []\n    rows[0]\n")],
+     "an empty list of rows"),
     (4, "tokens counted as words", [('row, tokens = eligible[i], estimate_tokens(eligible[i]["content"])',
                                      'row, tokens = eligible[i], len(eligible[i]["content"].split())')], "over the budget"),
 ]

@@ -13,6 +13,7 @@ import pytest
 
 from checkpoints import part06
 from checkpoints.framework import CheckpointFailed
+from tests.checkpoints.shared import student_path
 from workshop.config import PROJECT_ROOT
 from workshop.embedded import connect
 from workshop.evaluation import labelling
@@ -20,7 +21,7 @@ from workshop.memory.schema import create_memory_tables
 from workshop.notebooks import read_notebook
 
 SOLUTION = PROJECT_ROOT / "solutions" / "06_evaluating_retrieval.ipynb"
-STUDENT = PROJECT_ROOT / "notebooks" / "06_evaluating_retrieval.ipynb"
+STUDENT = student_path("06_evaluating_retrieval.ipynb")
 TODOS = {"recall_at_k": "p06-todo1", "precision_at_k": "p06-todo2", "mrr_at_k": "p06-todo3",
          "ndcg_at_k": "p06-todo4", "harvest_sql": "p06-todo5"}
 
@@ -53,9 +54,12 @@ WRONG_ANSWERS = [
      "not from the retrieved list"),
     ("ndcg_at_k", "binary gains on graded labels",
      [("dcg(sorted(relevance.values(), reverse=True)[:k])", "dcg(sorted((1 for g in relevance.values() if g), reverse=True)[:k])"),
-      ("relevance.get(doc, 0) for doc", "min(relevance.get(doc, 0), 1) for doc")], "linear"),
+      ("relevance.get(doc, 0) for doc", "min(relevance.get(doc, 0), 1) for doc")], "the gain is the grade itself"),
+    # issue 21: with 2**grade - 1 gains and a right ideal the first probe blamed the ideal DCG
     ("ndcg_at_k", "exponential gains (another convention than the one stated)",
-     [("grade / math.log2", "(2 ** grade - 1) / math.log2")], "linear"),
+     [("grade / math.log2", "(2 ** grade - 1) / math.log2")], "the gain is the grade itself"),
+    ("ndcg_at_k", "binary gains in dcg, with a right ideal",
+     [("grade / math.log2", "(1 if grade >= 1 else 0) / math.log2")], "the gain is the grade itself"),
     ("ndcg_at_k", "discount off by one", [("math.log2(rank + 1)", "math.log2(rank + 2)")], "expected"),
     ("ndcg_at_k", "ideal not cut at k", [("reverse=True)[:k])", "reverse=True))")], "cut"),
     ("ndcg_at_k", "no cutoff on the ranked list", [("for doc in ranked[:k]", "for doc in ranked")], "top k"),

@@ -17,12 +17,12 @@ import pytest
 
 from checkpoints.framework import CheckpointFailed
 from checkpoints.framework.render import in_ipython
-from tests.checkpoints.shared import KINDS, Wrong, apply_edit, copy_db, kinds_covered, wrong_params
+from tests.checkpoints.shared import KINDS, Wrong, apply_edit, copy_db, kinds_covered, wrong_params, student_path
 from workshop.config import PROJECT_ROOT
 from workshop.notebooks import read_notebook
 
 SOLUTION = PROJECT_ROOT / "solutions" / "07_agent_harness.ipynb"
-STUDENT = PROJECT_ROOT / "notebooks" / "07_agent_harness.ipynb"
+STUDENT = student_path("07_agent_harness.ipynb")
 #: TODO name -> (number, its cell, its checkpoint cell)
 TODOS = {
     "tool_allowlist": (1, "p07-todo1", "p07-check1"),
@@ -140,16 +140,36 @@ OTHER_CORRECT_ANSWERS = [
     ("approval", "positional binds and a truthy count", (
         ('''                       WHERE approval_id = :approval_id AND status = 'approved' AND run_id = :run_id
                          AND tool = :tool AND args_digest = :digest AND actor = :actor
-                         AND expires_at > SYSTIMESTAMP""",
+                         AND expires_at > SYS_EXTRACT_UTC(SYSTIMESTAMP)""",
                     approval_id=approval_id, run_id=run_id, tool=tool, digest=digest(tool, arguments), actor=actor)
-        consumed = cur.rowcount == 1''', '''                       WHERE expires_at > SYSTIMESTAMP AND approval_id = :1 AND actor = :2 AND run_id = :3
+        consumed = cur.rowcount == 1''', '''                       WHERE expires_at > SYS_EXTRACT_UTC(SYSTIMESTAMP) AND approval_id = :1 AND actor = :2 AND run_id = :3
                          AND tool = :4 AND args_digest = :5 AND status = 'approved'""",
                     [approval_id, actor, run_id, tool, digest(tool, arguments)])
         consumed = cur.rowcount'''),)),
     # adversarial review (parts 06-08)
     ("tool_allowlist", "set inequality", (("if extra or missing:", "if set(available) != set(allowed):"),)),
-    ("sql_guard", "CTE aliases", (("{c.alias_or_name.upper() for c in tree.find_all(exp.CTE)}",
-                                   "set(map(str.upper, (c.alias for c in tree.find_all(exp.CTE))))"),)),
+    ("sql_guard", "the entry's own index", (
+        ("earlier = node.expressions[:[id(e) for e in node.expressions].index(id(child))]",
+         "earlier = node.expressions[:child.index]"),)),
+    ("sql_guard", "visible names collected on the way up", (
+        ("""        name, child, node = object_name(table), table, table.parent
+        while node is not None:
+            if isinstance(node, exp.With):          # inside entry k of a WITH: only entries 0..k-1 are visible
+                earlier = node.expressions[:[id(e) for e in node.expressions].index(id(child))]
+                if any(cte_name(cte) == name for cte in earlier):
+                    return True
+            elif isinstance(node, exp.Query) and not isinstance(child, exp.With):
+                if any(cte_name(cte) == name for cte in node.ctes):    # its body sees all its WITH entries
+                    return True
+            child, node = node, node.parent
+        return False""", """        visible, child, node = set(), table, table.parent
+        while node is not None:
+            if isinstance(node, exp.With):
+                visible |= {cte_name(c) for c in node.expressions if c.index < child.index}
+            elif isinstance(node, exp.Query) and not isinstance(child, exp.With):
+                visible |= {cte_name(c) for c in node.ctes}
+            child, node = node, node.parent
+        return object_name(table) in visible"""),)),
     ("governed_report", "an exact type test", (
         ("if not isinstance(rate_bp, int) or isinstance(rate_bp, bool) or not 0 <= rate_bp <= 10000:",
          "if type(rate_bp) is not int or rate_bp < 0 or rate_bp > 10000:"),)),
@@ -163,6 +183,17 @@ OTHER_CORRECT_ANSWERS = [
          "        for forged in ('tenant', 'tenant_id'):\n            arguments.pop(forged, None)\n"
          "        security.set_tenant(conn, tenant)\n        return OPEN_CASES.run(conn, **arguments)"),)),
     ("approval", "any row consumed", (("consumed = cur.rowcount == 1", "consumed = cur.rowcount > 0"),)),
+    # issue 21: a positional bind; stock sqlglot cannot read `:1`, the check reads it with the engine's dialect
+    ("governed_report", "positional bind :1", (
+        ("WHERE rate_bp > :rate_bp", "WHERE rate_bp > :1"),
+        ("ORDER BY rate_bp DESC, loan_id\"\"\", rate_bp=rate_bp)", "ORDER BY rate_bp DESC, loan_id\"\"\", [rate_bp])"))),
+    ("tool_allowlist", "a ToolsetMismatch subclass", (
+        ("    found, wanted = set(available), set(allowed)",
+         "    class Refused(ToolsetMismatch):\n        pass\n    found, wanted = set(available), set(allowed)"),
+        ("        raise ToolsetMismatch(f\"tool allowlist", "        raise Refused(f\"tool allowlist"))),
+    ("budget", "the tool's failure caught and re-raised", (
+        ("    output = tool(**arguments)\n",
+         "    try:\n        output = tool(**arguments)\n    except Exception:\n        raise\n"),)),
 ]
 
 
@@ -211,9 +242,9 @@ WRONG = [
         statements = [s for s in sqlglot.parse(sql, read="oracle") if s is not None]"""),)),
     Wrong("sql_guard", "clause", "no-for-update", "let FOR UPDATE through", edit=(_GUARD_LOCKS,)),
     Wrong("sql_guard", "clause", "no-allowlist", "let a table not on the allowlist through",
-          edit=(("if table.db or table.name.upper() not in permitted:", "if table.db:"),)),
+          edit=(("if object_name(table) not in permitted and not cte_in_scope(table):", "if False:"),)),
     Wrong("sql_guard", "probe", "first-statement-only", "let stacked statements through",
-          edit=(('if len(statements) != 1 or sql.strip().endswith(";"):', "if not statements:"),)),
+          edit=(('if len(statements) != 1 or has_semicolon(sql):', "if not statements:"),)),
     Wrong("sql_guard", "probe", "root-only-write-check", "let WITH ... DELETE through",
           edit=(("""        if isinstance(node, WRITE_NODES):
             raise GuardRefused(f"{node.key.upper()} inside a query")
@@ -223,7 +254,26 @@ WRONG = [
         raise GuardRefused(f"calls of {package_names(sql)[0]} are not allowed")
 """, ""),)),
     Wrong("sql_guard", "next-cell", "cte-names-refused", "refused a WITH over its own CTE",
-          edit=((' | {c.alias_or_name.upper() for c in tree.find_all(exp.CTE)}', ""),)),
+          edit=((" and not cte_in_scope(table):", ":"),)),
+    # issue 19: the scope of a WITH name, a UNION, a ';' that is data, Oracle's name comparison
+    Wrong("sql_guard", "probe", "cte-scope-ignored", "shadowing the outer table through",
+          edit=(("if object_name(table) not in permitted and not cte_in_scope(table):",
+                 "if object_name(table) not in permitted | {cte_name(c) for c in tree.find_all(exp.CTE)}:"),)),
+    Wrong("sql_guard", "probe", "cte-order-ignored", "an earlier WITH entry reading a table",
+          edit=(("earlier = node.expressions[:[id(e) for e in node.expressions].index(id(child))]",
+                 "earlier = node.expressions"),)),
+    Wrong("sql_guard", "next-cell", "union-refused", "refused a UNION of two allowed tables",
+          edit=(("    if not isinstance(tree, QUERY_NODES):",
+                 "    if tree.find(exp.Union):\n        raise GuardRefused('no UNION')\n"
+                 "    if not isinstance(tree, QUERY_NODES):"),)),
+    Wrong("sql_guard", "method", "semicolon-anywhere", "refused write words and a ';' inside a string",
+          edit=(("or has_semicolon(sql)", "or ';' in sql"),)),
+    Wrong("sql_guard", "method", "names-upper-cased", "quoted CTE name",
+          edit=(("name, child, node = object_name(table), table, table.parent",
+                 "name, child, node = table.name.upper(), table, table.parent"),
+                ("if any(cte_name(cte) == name for cte in earlier):", "if any(cte.alias.upper() == name for cte in earlier):"),
+                ("if any(cte_name(cte) == name for cte in node.ctes):",
+                 "if any(cte.alias.upper() == name for cte in node.ctes):"))),
     Wrong("sql_guard", "next-cell", "dual-refused", "refused SELECT 1 FROM dual",
           edit=((' | {"DUAL"}', ""),)),
     # TODO 3: the governed report
@@ -348,7 +398,7 @@ WRONG = [
     Wrong("approval", "clause", "any-status", "a rejected approval",
           edit=((" AND status = 'approved'", ""),)),
     Wrong("approval", "probe", "no-expiry", "an approval that expired",
-          edit=(("\n                         AND expires_at > SYSTIMESTAMP", ""),)),
+          edit=(("\n                         AND expires_at > SYS_EXTRACT_UTC(SYSTIMESTAMP)", ""),)),
     Wrong("approval", "probe", "never-consumed", "consumed twice",
           edit=(("UPDATE agent_approvals SET status = 'consumed'", "UPDATE agent_approvals SET status = 'approved'"),)),
     Wrong("approval", "method", "select-then-update", "check and consume in ONE UPDATE",
@@ -384,14 +434,15 @@ WRONG = [
           edit=(("if not isinstance(tree, QUERY_NODES):",
                  "if isinstance(tree, (exp.Insert, exp.Update, exp.Delete, exp.Drop, exp.Create)):"),)),
     Wrong("sql_guard", "probe", "trailing-semicolon-allowed", "let a trailing ';' through",
-          edit=(('if len(statements) != 1 or sql.strip().endswith(";"):', "if len(statements) != 1:"),)),
+          edit=(('if len(statements) != 1 or has_semicolon(sql):', "if len(statements) != 1:"),)),
     Wrong("sql_guard", "clause", "schema-qualified-allowed", "let a schema-qualified table through",
-          edit=(("if table.db or table.name.upper() not in permitted:", "if table.name.upper() not in permitted:"),)),
+          edit=(("if table.db or table.catalog:", "if False:"),)),
     Wrong("sql_guard", "method", "dbms-text-search", "refused write words inside a string",
           edit=(("    if package_names(sql):", "    if 'DBMS_' in sql.upper() or package_names(sql):"),)),
     Wrong("sql_guard", "method", "prefix-allowlist", "let a table not on the allowlist through",
-          edit=(("if table.db or table.name.upper() not in permitted:",
-                 "if table.db or not (table.name.upper().startswith('FINANCE_') or table.name.upper() in permitted):"),)),
+          edit=(("if object_name(table) not in permitted and not cte_in_scope(table):",
+                 "if not (object_name(table).startswith('FINANCE_') or object_name(table) in permitted) "
+                 "and not cte_in_scope(table):"),)),
     Wrong("governed_report", "probe", "zero-refused", "loans_above_rate(0) was refused",
           edit=(("not 0 <= rate_bp <= 10000", "not 0 < rate_bp < 10000"),)),
     Wrong("governed_report", "probe", "strings-coerced", "loans_above_rate('1400') was accepted",
@@ -467,6 +518,32 @@ WRONG = [
           edit=(("    conn.commit()\n    return consumed", "    return consumed"),)),
     Wrong("approval", "method", "rowcount-ignored", "would run without a human's",
           edit=(("        consumed = cur.rowcount == 1", "        consumed = True"),)),
+    # issue 21: mistakes by someone who had not read the tests, one class at a time
+    Wrong("tool_allowlist", "next-cell", "valueerror-not-toolsetmismatch", "not ToolsetMismatch",
+          edit=(("        raise ToolsetMismatch(f\"tool allowlist", "        raise ValueError(f\"tool allowlist"),)),
+    Wrong("tool_allowlist", "next-cell", "assert-instead-of-raise", "not ToolsetMismatch",
+          edit=(("    if extra or missing:\n        raise ToolsetMismatch(f\"tool allowlist mismatch: unexpected {extra}, "
+                 "missing {missing}; refusing to start\")",
+                 "    assert not (extra or missing), f\"unexpected {extra}, missing {missing}\""),)),
+    Wrong("governed_report", "next-cell", "select-star", "SELECT * hands it every column",
+          edit=(("SELECT loan_id, customer_id, product, rate_bp, status\n", "SELECT *\n"),)),
+    Wrong("governed_report", "next-cell", "an-extra-column", "besides",
+          edit=(("SELECT loan_id, customer_id, product, rate_bp, status\n",
+                 "SELECT loan_id, customer_id, product, rate_bp, status, principal\n"),)),
+    Wrong("governed_report", "probe", "positional-bind-no-tie-break", "does not end with loan_id",
+          edit=(("WHERE rate_bp > :rate_bp", "WHERE rate_bp > :1"),
+                ("ORDER BY rate_bp DESC, loan_id\"\"\", rate_bp=rate_bp)", "ORDER BY rate_bp DESC\"\"\", [rate_bp])"))),
+    Wrong("budget", "probe", "counted-on-success", "a tool that always fails ran",
+          edit=(("    budget.tool_calls += 1\n    output = tool(**arguments)\n",
+                 "    output = tool(**arguments)\n    budget.tool_calls += 1\n"),)),
+    Wrong("budget", "probe", "failures-refunded", "a tool that always fails ran",
+          edit=(("    output = tool(**arguments)\n",
+                 "    try:\n        output = tool(**arguments)\n    except Exception:\n        budget.tool_calls -= 1\n"
+                 "        raise\n"),)),
+    Wrong("verifier", "probe", "like-not-equals", "a claimed case 'CASE-%'",
+          edit=(("AND case_ref = :case_ref", "AND case_ref LIKE :case_ref"),)),
+    Wrong("verifier", "probe", "prefix-match", "only the start of a saved one",
+          edit=(("AND case_ref = :case_ref", "AND INSTR(case_ref, :case_ref) = 1"),)),
 ]
 
 

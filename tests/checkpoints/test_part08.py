@@ -245,7 +245,7 @@ def oracle_conn():
 
 
 @pytest.mark.oracle
-def test_oamp_todo_on_oracle(oracle_conn):      # runs in the Oracle CI job, with the OAMP environment's Python
+def test_oamp_todo_on_oracle(oracle_conn):      # runs with .venv-oamp/bin/python on Oracle (not in CI)
     pytest.importorskip("oracleagentmemory", reason="oracleagentmemory is installed only in the OAMP environment")
     from workshop.agent_memory import oamp
     for cells, passes in ((SOLUTION_CELLS, True), (STUDENT_CELLS, False)):

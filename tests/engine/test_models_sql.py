@@ -111,8 +111,6 @@ def test_prediction_reranks_with_the_late_interaction_reranker(loaded):
                       FROM cand ORDER BY score DESC""", q=query)
     rows = loaded.fetchall()
     assert rows[0][0] == 0 and all(isinstance(s, float) for _, s in rows)
-    loaded.execute("SELECT PREDICTION(RERANKER USING :q AS DATA1, 'x' AS DATA2) FROM dual", q=query)
-    assert isinstance(loaded.fetchone()[0], float)
     assert models.describe_reranker()["kind"] == "late-interaction-maxsim"
     with pytest.raises(oracledb.DatabaseError) as exc:
         loaded.execute("SELECT VECTOR_EMBEDDING(RERANKER USING 'x' AS data) FROM dual")
@@ -200,3 +198,79 @@ def test_chain_helpers_and_oracle_embeddings(loaded, conn):
     store.add_texts(["the vector pool is empty", "graphs of authors"], ids=["a", "b"])
     assert store.similarity_search("vector memory pool", k=1)[0].page_content == "the vector pool is empty"
     oracledb.defaults.fetch_lobs = True
+
+
+# --------------------------------------------------------------------------- USING names (issue 20, H4)
+@pytest.fixture(scope="module")
+def names_db(tmp_path_factory, model_files):
+    """One database with both models loaded, shared by the USING-name cases (they only read)."""
+    from workshop.embedded import connect
+    conn = connect(tmp_path_factory.mktemp("using-names") / "names.db")
+    with conn.cursor() as c:
+        c.execute("BEGIN DBMS_VECTOR.LOAD_ONNX_MODEL(:name, :blob, JSON(:meta)); END;", name=EMBED,
+                  blob=model_files[0].read_bytes(), meta=json.dumps(models.embedding_metadata()))
+        for name, meta in (("RERANKER", models.reranker_metadata()), ("RR12", models.RERANKER_METADATA_DATA12)):
+            c.execute("BEGIN DBMS_VECTOR.LOAD_ONNX_MODEL(:name, :blob, JSON(:meta)); END;", name=name,
+                      blob=model_files[1].read_bytes(), meta=json.dumps(meta))
+    yield conn
+    conn.close()
+
+
+@pytest.fixture
+def named(names_db):
+    with names_db.cursor() as c:
+        yield c
+
+
+@pytest.mark.parametrize("using, outcome", [
+    (":q AS FIRST_INPUT, 'x' AS SECOND_INPUT", "score"),
+    ("'x' AS SECOND_INPUT, :q AS FIRST_INPUT", "same-score"),             # matched by name, not by position
+    (":q AS first_input, 'x' AS second_input", "score"),                  # unquoted names fold to upper case
+    (":q AS FIRST_INPUT, 'x' AS SECOND_INPUT, 'y' AS EXTRA", "score"),    # extra predictors silently ignored
+    (":q AS DATA1, 'x' AS DATA2", 40105),                                  # the names the model was NOT loaded with
+    (":q AS DATA, 'x' AS SECOND_INPUT", 40105),
+    (":q AS FIRST_INPUT", 40105),                                          # an attribute missing
+    (":q AS DATA1, 'x' AS SECOND_INPUT", 40105),
+], ids=["names", "swapped-order", "lower-case", "extra", "data1-data2", "data-second", "one-missing",
+        "half-alias"])
+def test_prediction_accepts_only_the_models_attribute_names(named, using, outcome):
+    query = "vector memory pool"
+    if isinstance(outcome, int):
+        with pytest.raises(oracledb.DatabaseError) as exc:
+            named.execute(f"SELECT PREDICTION(RERANKER USING {using}) FROM dual", q=query)
+        assert ora_code(exc) == outcome
+        assert "FIRST_INPUT" in str(exc.value) and "verify_oracle" in str(exc.value)
+        return
+    named.execute(f"SELECT PREDICTION(RERANKER USING {using}) FROM dual", q=query)
+    score = named.fetchone()[0]
+    named.execute("SELECT PREDICTION(RERANKER USING :q AS FIRST_INPUT, 'x' AS SECOND_INPUT) FROM dual", q=query)
+    assert isinstance(score, float) and score == pytest.approx(named.fetchone()[0], abs=1e-9)
+
+
+def test_a_refused_name_is_refused_even_when_every_input_is_null(named):
+    with pytest.raises(oracledb.DatabaseError) as exc:
+        named.execute("SELECT PREDICTION(RERANKER USING NULL AS DATA1, NULL AS DATA2) FROM dual")
+    assert ora_code(exc) == 40105
+
+
+@pytest.mark.parametrize("using, outcome", [
+    ("'x' AS data", "vector"), ("'x' AS DATA", "vector"), ("'x' AS data, 'y' AS extra", "vector"),
+    ("'x' AS text", 40105), ("'x' AS input", 40105),
+], ids=["data", "upper", "extra", "text", "input"])
+def test_vector_embedding_accepts_only_the_models_attribute_name(named, using, outcome):
+    if isinstance(outcome, int):
+        with pytest.raises(oracledb.DatabaseError) as exc:
+            named.execute(f"SELECT VECTOR_EMBEDDING({EMBED} USING {using}) FROM dual")
+        assert ora_code(exc) == outcome and "DATA" in str(exc.value)
+        return
+    named.execute(f"SELECT VECTOR_EMBEDDING({EMBED} USING {using}) FROM dual")
+    assert len(named.fetchone()[0]) == 384
+
+
+def test_a_model_loaded_with_data1_data2_takes_exactly_those(named):
+    cur = named
+    cur.execute("SELECT PREDICTION(RR12 USING 'q' AS DATA1, 'd' AS DATA2) FROM dual")
+    assert isinstance(cur.fetchone()[0], float)
+    with pytest.raises(oracledb.DatabaseError) as exc:
+        cur.execute("SELECT PREDICTION(RR12 USING 'q' AS FIRST_INPUT, 'd' AS SECOND_INPUT) FROM dual")
+    assert ora_code(exc) == 40105

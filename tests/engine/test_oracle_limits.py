@@ -55,12 +55,18 @@ def test_timestamp_precision_defaults(cur):
     assert a.microsecond % 1000 == 0 and b.microsecond == 0
 
 
-def test_systimestamp_takes_no_precision(cur):
-    with pytest.raises(oracledb.DatabaseError) as exc:
-        cur.execute("CREATE TABLE ts2 (a TIMESTAMP DEFAULT SYSTIMESTAMP(3))")
-    assert ora_code(exc) == 904
-    with pytest.raises(oracledb.DatabaseError):
-        cur.execute("SELECT SYSTIMESTAMP(3) FROM dual")
+@pytest.mark.parametrize("call, digits", [("SYSTIMESTAMP(3)", 3), ("SYSTIMESTAMP(0)", 0),
+                                           ("LOCALTIMESTAMP(2)", 2), ("CURRENT_TIMESTAMP(3)", 3)],
+                         ids=["systimestamp3", "systimestamp0", "localtimestamp2", "current_timestamp3"])
+def test_timestamp_functions_take_a_precision(cur, call, digits):
+    """Oracle schemas write DEFAULT SYSTIMESTAMP(3) and INSERT ... SYSTIMESTAMP(3): accepted, p fractional digits."""
+    cur.execute(f"CREATE TABLE ts2 (id NUMBER, a TIMESTAMP(6) DEFAULT {call})")
+    cur.execute(f"INSERT INTO ts2 (id) VALUES (1)")
+    cur.execute(f"INSERT INTO ts2 (id, a) VALUES (2, {call})")
+    for (a,) in cur.execute("SELECT a FROM ts2").fetchall():
+        assert a.microsecond % 10 ** (6 - digits) == 0
+    (value,) = cur.execute(f"SELECT {call} FROM dual").fetchone()
+    assert value.microsecond % 10 ** (6 - digits) == 0
 
 
 def test_ansi_date_and_timestamp_literals(cur):

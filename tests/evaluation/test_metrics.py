@@ -2,6 +2,8 @@
 bounds check. Version 2 carries grade-0 judgements (pooled judging), which must score like unlabelled chunks."""
 from __future__ import annotations
 
+import os
+
 import random
 
 import pytest
@@ -9,6 +11,9 @@ import pytest
 from workshop.data.loaders import load_golden_queries
 from workshop.evaluation import metrics
 
+# ranx compiles its metrics with numba on first use: about 20 s of CPU per measure on this project's 2-core CI (2
+# minutes under load), for ~200 queries that plain Python scores in milliseconds. The reference values are the same.
+os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 ranx = pytest.importorskip("ranx")
 
 GOLDEN = load_golden_queries() + load_golden_queries(version=2)

@@ -38,7 +38,7 @@ def test_the_model_proposes_and_the_harness_disposes(conns):
         {"tool_calls": [{"function": {"name": "loans_above_rate", "arguments": json.dumps({"rate_bp": 1400})}}]},
         {"content": "Saved it. SAVED:LLM-1"})
     planner = ChatPlanner("http://fake/v1", "m", SCHEMAS, opener=endpoint)
-    harness = Harness(ro, rw, allowed=[r.name for r in REPORTS] + ["query_finance"])
+    harness = Harness(ro, rw, allowed=[r.name for r in REPORTS] + ["query_finance", "save_finding"])
     result = harness.run("flag loans above 14 %", planner)
     assert result.verified == "unverified"                     # it claimed a save it never made
     assert endpoint.requests[0]["tools"][0]["function"]["name"] == REPORTS[0].name

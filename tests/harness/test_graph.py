@@ -13,7 +13,7 @@ from workshop.harness.runlog import read_run
 from workshop.harness.runner import Answer, Call, Harness, ScriptedPlanner
 from workshop.memory import MemoryManager
 
-ALLOWED = [r.name for r in REPORTS] + ["query_finance"]
+ALLOWED = [r.name for r in REPORTS] + ["query_finance", "save_finding"]
 SCRIPT = [[Call("write_query", {"sql": "DROP TABLE finance_loans"}), Call("loans_above_rate", {"rate_bp": 1400})],
           [Call("save_finding", {"case_ref": "G-1", "note": "high-rate loans"})],
           Answer("Saved G-1.", saved_case="G-1")]
@@ -69,7 +69,7 @@ def test_a_restart_before_the_tools_resumes_where_it_stopped(harness_db, monkeyp
 def test_a_looping_planner_ends_budget_exhausted_in_the_graph(conns):
     rw, ro = conns
     loop = ScriptedPlanner([[Call("loans_above_rate", {"rate_bp": 1400})]] * 30)
-    app = build_agent_graph(Harness(ro, rw, allowed=ALLOWED), loop, _memory(rw), budget=Budget(max_tool_calls=10, max_rounds=50))
+    app = build_agent_graph(Harness(ro, rw, allowed=ALLOWED), loop, _memory(rw), budget=Budget(max_tool_calls=10, max_rounds=50, max_tokens=10**7))
     final = app.invoke({"question": "loop", "thread_id": "loop"}, {"recursion_limit": 100})
     assert final["status"] == "budget_exhausted" and final["tool_calls"] == 10
 

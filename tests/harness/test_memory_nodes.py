@@ -12,7 +12,7 @@ from workshop.harness.reports import REPORTS
 from workshop.harness.runner import Answer, Call, Harness, ScriptedPlanner
 from workshop.memory import MemoryManager
 
-ALLOWED = [r.name for r in REPORTS] + ["query_finance"]
+ALLOWED = [r.name for r in REPORTS] + ["query_finance", "save_finding"]
 
 
 class _Watching(ScriptedPlanner):

@@ -10,7 +10,7 @@ from workshop.harness.reports import HIGH_RISK_CUSTOMERS, LOANS_ABOVE_RATE, REPO
 from workshop.harness.runlog import REDACTED, read_run, redact
 from workshop.harness.runner import Answer, Call, Harness, ScriptedPlanner
 
-ALLOWED = [r.name for r in REPORTS] + ["query_finance"]
+ALLOWED = [r.name for r in REPORTS] + ["query_finance", "save_finding"]
 SECRET = "sk-live-ABCDEFGHIJKLMNOPQRSTUV123456"
 
 

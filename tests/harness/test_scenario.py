@@ -8,7 +8,7 @@ from workshop.harness.runner import Harness
 from workshop.harness.scenario import run_scenario, score
 from workshop.memory import MemoryManager
 
-ALLOWED = [r.name for r in REPORTS] + ["query_finance"]
+ALLOWED = [r.name for r in REPORTS] + ["query_finance", "save_finding"]
 
 
 def test_the_scenario_recalls_everything_with_zero_violations(conns):

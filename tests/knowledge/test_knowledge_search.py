@@ -37,7 +37,7 @@ def _independent_scores(conn, query: str, texts: list[str]) -> list[float]:
     scores = []
     with conn.cursor() as cur:
         for text in texts:
-            cur.execute("SELECT PREDICTION(RERANKER USING :q AS DATA1, :d AS DATA2) FROM dual", q=query, d=text)
+            cur.execute("SELECT PREDICTION(RERANKER USING :q AS FIRST_INPUT, :d AS SECOND_INPUT) FROM dual", q=query, d=text)
             scores.append(cur.fetchone()[0])
     return scores
 

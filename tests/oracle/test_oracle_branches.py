@@ -14,7 +14,7 @@ from workshop.setup import (EMBEDDING_REFUSED_ADVICE, RERANKER_REFUSED_KEY, SLIM
                             SetupError, _Builder)
 
 ALL_SYSTEM = [(g.privilege,) for g in GRANTS if g.kind == "system"]
-ALL_OBJECTS = [(g.target.split(".")[1],) for g in GRANTS if g.kind == "object"]
+ALL_OBJECTS = [(g.owner, g.object_name) for g in GRANTS if g.kind == "object"]
 
 
 @pytest.fixture(autouse=True)
@@ -154,10 +154,10 @@ def test_every_grant_held_passes():
 
 def test_missing_grants_are_named_with_their_reason_and_the_statement_to_run():
     script = grant_script(system=[p for p in ALL_SYSTEM if p != ("CREATE ANY CONTEXT",)], roles=[],
-                          objects=[o for o in ALL_OBJECTS if o != ("DBMS_VECTOR_CHAIN",)], quotas=[("USERS", 10_000)])
+                          objects=[o for o in ALL_OBJECTS if o != ("CTXSYS", "DBMS_VECTOR_CHAIN")], quotas=[("USERS", 10_000)])
     result = doctor.check_workshop_grants(FakeOracle(script))
     assert not result.ok
-    assert "CREATE ANY CONTEXT (CREATE CONTEXT" in result.detail and "EXECUTE ON SYS.DBMS_VECTOR_CHAIN" in result.detail
+    assert "CREATE ANY CONTEXT (CREATE CONTEXT" in result.detail and "EXECUTE ON CTXSYS.DBMS_VECTOR_CHAIN" in result.detail
     assert "GRANT CREATE ANY CONTEXT TO WORKSHOP" in result.advice and "GRANT CTXAPP TO WORKSHOP" in result.advice
     assert "ALTER USER WORKSHOP QUOTA UNLIMITED ON USERS" in result.advice
     assert "GRANT CREATE TABLE" not in result.advice
@@ -168,11 +168,35 @@ def test_unlimited_tablespace_satisfies_the_quota():
     assert missing_grants(FakeOracle(script)) == []
 
 
-def test_object_grants_are_looked_up_with_binds():
+def test_object_grants_are_looked_up_with_binds_under_each_owner():
     conn = FakeOracle(grant_script())
     missing_grants(conn)
     sql, binds = next((s, b) for s, b in conn.executed if "all_objects" in s)
-    assert "owner = 'SYS'" in sql and sorted(binds.values()) == sorted(o for (o,) in ALL_OBJECTS)
+    assert "'SYS'" not in sql
+    pairs = sorted((binds[f"w{i}"], binds[f"n{i}"]) for i in range(len(binds) // 2))
+    assert pairs == sorted(ALL_OBJECTS)
+
+
+def _visible_as(objects):
+    """ALL_OBJECTS as Oracle answers the (owner, name) query: only the pairs asked for that exist."""
+    def answer(sql, binds):
+        asked = {(binds[f"w{i}"], binds[f"n{i}"]) for i in range(len(binds) // 2)}
+        return [o for o in objects if o in asked]
+    return answer
+
+
+@pytest.mark.parametrize("objects, missing", [
+    (ALL_OBJECTS, []),
+    ([o for o in ALL_OBJECTS if o[1] != "DBMS_VECTOR_CHAIN"] + [("SYS", "DBMS_VECTOR_CHAIN")],
+     ["EXECUTE ON CTXSYS.DBMS_VECTOR_CHAIN"]),                   # under the wrong owner: still missing
+    ([o for o in ALL_OBJECTS if o[1] != "DBMS_HYBRID_VECTOR"], ["EXECUTE ON CTXSYS.DBMS_HYBRID_VECTOR"]),
+    ([o for o in ALL_OBJECTS if o[0] != "CTXSYS"],
+     ["EXECUTE ON CTXSYS.DBMS_VECTOR_CHAIN", "EXECUTE ON CTXSYS.DBMS_HYBRID_VECTOR"]),
+    ([("CTXSYS", "DBMS_RLS")] + [o for o in ALL_OBJECTS if o[1] != "DBMS_RLS"], ["EXECUTE ON SYS.DBMS_RLS"]),
+], ids=["all-held", "chain-under-sys", "no-hybrid", "no-ctxsys", "rls-under-ctxsys"])
+def test_each_object_is_found_only_under_its_own_owner(objects, missing):
+    script = {**grant_script(), "all_objects": _visible_as(objects)}
+    assert [g.label for g in missing_grants(FakeOracle(script))] == missing
 
 
 def test_oracle_text_installed_check():
@@ -219,3 +243,125 @@ def test_checkpoints_treat_oracle_as_approximate():
 
 def test_schema_index_kinds_are_what_verify_oracle_expects():
     assert {i.kind for i in schema.INDEXES} == {"VECTOR", "TEXT"}
+
+
+# --------------------------------------------------------------------------- doctor: H2 and H1 of issue 20
+def test_oamp_not_installed_is_information_with_the_command_not_a_failure(tmp_path, monkeypatch):
+    monkeypatch.setenv("OAMP_VENV", str(tmp_path / "nowhere"))
+    result = doctor.check_oamp(FakeOracle({}))
+    assert result.ok and result.info and "setup_oamp_env.sh" in result.advice
+    text = doctor.report([doctor.CheckResult("connection", True, "x"), result])
+    assert "All checks passed" in text and "Optional (not needed for parts 00-07)" in text
+    assert "bash scripts/setup_oamp_env.sh" in text and "FAIL" not in text
+
+
+def test_the_doctor_exits_0_when_only_optional_components_are_missing(tmp_path, monkeypatch):
+    monkeypatch.setenv("OAMP_VENV", str(tmp_path / "nowhere"))
+    fake = FakeOracle({})
+    monkeypatch.setattr(doctor.db, "connect", lambda **kw: fake)
+    passing = lambda conn: doctor.CheckResult("stub", True, "fine")           # noqa: E731
+    checks = tuple((name, passing if name != "OAMP (part 08)" else check, advice)
+                   for name, check, advice in doctor.CHECKS)
+    monkeypatch.setattr(doctor, "CHECKS", checks)
+    assert doctor.main() == 0
+    failing = tuple((n, (lambda conn: doctor.CheckResult("stub", False, "broken", "fix")) if n == "tables" else c, a)
+                    for n, c, a in checks)
+    monkeypatch.setattr(doctor, "CHECKS", failing)
+    assert doctor.main() == 1
+
+
+READER_OBJECTS = [("FINANCE_LOANS", "TABLE"), ("FINANCE_CUSTOMERS", "TABLE"), ("FINANCE_ACCOUNTS", "TABLE"),
+                  ("FINANCE_BRANCHES", "TABLE"), ("FINANCE_MERCHANTS", "TABLE"), ("FINANCE_TRANSACTIONS", "TABLE"),
+                  ("WORKSHOP_META", "TABLE"), ("ALL_MINILM_L6_V2", "MINING MODEL"), ("RERANKER", "MINING MODEL")]
+
+
+def owner_script(objects=READER_OBJECTS):
+    return {"user_objects": list(objects), "SELECT USER FROM dual": [("WORKSHOP",)]}
+
+
+@pytest.mark.parametrize("env, opener, reader_sees, ok, says, advice", [
+    ({}, None, None, False, "not set", "ORACLE_READONLY_USER"),
+    ({"ORACLE_READONLY_USER": "workshop_ro"}, None, None, False, "not set", "ORACLE_READONLY_USER"),
+    ({"ORACLE_READONLY_USER": "workshop_ro", "ORACLE_READONLY_PASSWORD": "p"},
+     ConnectionError("Could not connect to Oracle AI Database: ORA-01017: invalid credential or not authorized"),
+     None, False, "ORA-01017", "restart oracle"),
+    ({"ORACLE_READONLY_USER": "workshop_ro", "ORACLE_READONLY_PASSWORD": "p"}, "fake",
+     [o for o, _ in READER_OBJECTS if o != "RERANKER"], False, "cannot read: RERANKER", "workshop.setup"),
+    ({"ORACLE_READONLY_USER": "workshop_ro", "ORACLE_READONLY_PASSWORD": "p"}, "fake",
+     [o for o, _ in READER_OBJECTS], True, "WORKSHOP_RO connects", ""),
+], ids=["unset", "no-password", "wrong-password", "grant-missing", "ready"])
+def test_the_read_only_user_check(monkeypatch, env, opener, reader_sees, ok, says, advice):
+    for name in ("ORACLE_READONLY_USER", "ORACLE_READONLY_PASSWORD"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    reader = FakeOracle({"all_objects": [(o,) for o in reader_sees or []]})
+
+    def open_reader():
+        if isinstance(opener, Exception):
+            raise opener
+        return reader
+    result = doctor.check_readonly_user(FakeOracle(owner_script()), opener=open_reader)
+    assert result.ok is ok and says in result.detail and advice in result.advice
+    assert result.detail.count("\n") == 0 and result.advice.count("\n") == 0        # one actionable line
+    if reader_sees is not None:
+        sql, binds = next((s, b) for s, b in reader.executed if "all_objects" in s)
+        assert binds == {"o": "WORKSHOP"}
+
+
+def test_objects_not_created_yet_are_not_required_of_the_reader(monkeypatch):
+    monkeypatch.setenv("ORACLE_READONLY_USER", "workshop_ro")
+    from workshop.oracle_grants import missing_reader_grants
+    reader = FakeOracle({"all_objects": [(o,) for o, _ in READER_OBJECTS]})
+    assert missing_reader_grants(FakeOracle(owner_script()), reader) == []          # no AGENT_CASES yet: fine
+    created = owner_script(READER_OBJECTS + [("AGENT_CASES", "TABLE"), ("KB_SECURITY", "PACKAGE")])
+    assert [g.object_name for g in missing_reader_grants(FakeOracle(created), reader)] == ["KB_SECURITY",
+                                                                                         "AGENT_CASES"]
+
+
+@pytest.mark.parametrize("env, names, expected", [
+    ({}, None, []),                                                               # no read-only user configured
+    ({"ORACLE_READONLY_USER": "workshop_ro"}, None,
+     ["GRANT READ ON FINANCE_CUSTOMERS TO WORKSHOP_RO", "GRANT READ ON FINANCE_ACCOUNTS TO WORKSHOP_RO",
+      "GRANT READ ON FINANCE_BRANCHES TO WORKSHOP_RO", "GRANT READ ON FINANCE_MERCHANTS TO WORKSHOP_RO",
+      "GRANT READ ON FINANCE_LOANS TO WORKSHOP_RO", "GRANT READ ON FINANCE_TRANSACTIONS TO WORKSHOP_RO",
+      "GRANT READ ON WORKSHOP_META TO WORKSHOP_RO", "GRANT SELECT ON MINING MODEL ALL_MINILM_L6_V2 TO WORKSHOP_RO",
+      "GRANT SELECT ON MINING MODEL RERANKER TO WORKSHOP_RO"]),
+    ({"ORACLE_READONLY_USER": "workshop_ro"}, ["AGENT_CASES", "KB_SECURITY", "FINANCE_LOANS"],
+     ["GRANT READ ON FINANCE_LOANS TO WORKSHOP_RO"]),                          # only what exists among the names
+], ids=["unconfigured", "after-set-up", "named-only"])
+def test_share_with_reader_grants_only_existing_objects_and_never_write_privileges(monkeypatch, env, names, expected):
+    from workshop.oracle_grants import share_with_reader
+    monkeypatch.delenv("ORACLE_READONLY_USER", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    conn = FakeOracle({**owner_script(), "GRANT ": []})
+    assert share_with_reader(conn, names) == expected
+    assert conn.sql("GRANT ") == expected
+    assert not any(w in s for s in expected for w in ("INSERT", "UPDATE", "DELETE", "ALTER", " ALL "))
+
+
+def test_share_with_reader_does_nothing_on_the_embedded_engine(conn, monkeypatch):
+    from workshop.oracle_grants import share_with_reader
+    monkeypatch.setenv("ORACLE_READONLY_USER", "workshop_ro")
+    assert share_with_reader(conn) == []
+
+
+# --------------------------------------------------------------------------- item 8: the model card on the ro session
+@pytest.mark.parametrize("answer, expected", [
+    ([("reranker_model", "RERANKER"), ("reranker_label", "RERANKER: MaxSim card")], "RERANKER: MaxSim card"),
+    ([("reranker_model", "OTHER"), ("reranker_label", "OTHER card")], "no model card recorded"),
+    (ora_error(942, "table or view does not exist"), "no model card recorded"),
+], ids=["readable-through-grant", "another-model", "not-set-up"])
+def test_reranker_label_reads_the_card_through_the_sessions_schema(answer, expected):
+    """The read-only user has no USER_TABLES rows: the card is read by name (CURRENT_SCHEMA), not looked up."""
+    from workshop.pipeline.manager import reranker_label
+    conn = FakeOracle({"user_tables": [], "workshop_meta": answer})
+    assert expected in reranker_label(conn)
+    assert conn.sql("user_tables") == []
+
+
+def test_reranker_label_does_not_hide_other_errors():
+    from workshop.pipeline.manager import reranker_label
+    with pytest.raises(Exception, match="ORA-01031"):
+        reranker_label(FakeOracle({"workshop_meta": ora_error(1031, "insufficient privileges")}))

@@ -103,3 +103,35 @@ def test_an_unreadable_pool_leaves_the_parameter_alone(tmp_path):
     done, sessions = run_script(tmp_path, ["ORA-00942:"])
     assert done.returncode == 0 and "could not read" in done.stdout
     assert "ALTER SYSTEM" not in "\n".join(sessions)
+
+
+# --------------------------------------------------------------------------- the read-only user (issue 20, H1)
+READONLY = {"WORKSHOP_READONLY_USER": "WORKSHOP_RO", "WORKSHOP_READONLY_PASSWORD": "Ro_Secret_26ai"}
+
+
+def test_the_read_only_user_is_created_reset_given_create_session_only_and_marked_read_only(tmp_path):
+    done, sessions = run_script(tmp_path, ["600"], **READONLY)
+    assert done.returncode == 0
+    block = next(s for s in sessions if "WORKSHOP_RO" in s)
+    assert "ALTER SESSION SET CONTAINER = FREEPDB1;" in block
+    assert "CREATE USER WORKSHOP_RO IDENTIFIED BY \"Ro_Secret_26ai\"'" in block
+    assert 'ALTER USER WORKSHOP_RO IDENTIFIED BY "Ro_Secret_26ai" ACCOUNT UNLOCK;' in block
+    assert "GRANT CREATE SESSION TO WORKSHOP_RO;" in block and "ALTER USER WORKSHOP_RO READ ONLY;" in block
+    assert [line for line in block.splitlines() if line.startswith("GRANT")] == ["GRANT CREATE SESSION TO WORKSHOP_RO;"]
+    assert "WORKSHOP_RO" not in sessions[0]                   # the workshop user's block names no reader
+
+
+@pytest.mark.parametrize("env, created", [
+    ({}, False),                                                                  # not configured: nothing
+    ({**READONLY, "WORKSHOP_READONLY_PASSWORD": ""}, False),                     # no password
+    ({**READONLY, "WORKSHOP_READONLY_PASSWORD": 'a"b'}, False),                  # would break the quoting
+    ({**READONLY, "WORKSHOP_READONLY_USER": "ro; DROP USER x"}, False),          # not an identifier
+    ({**READONLY, "WORKSHOP_READONLY_USER": "workshop"}, False),                 # the owner itself
+    (READONLY, True),
+], ids=["unset", "no-password", "quote-in-password", "not-an-identifier", "same-as-owner", "valid"])
+def test_read_only_settings_are_checked_and_never_stop_the_container(tmp_path, env, created):
+    done, sessions = run_script(tmp_path, ["600"], **env)
+    assert done.returncode == 0
+    assert any("READ ONLY;" in s for s in sessions) is created
+    assert ("no read-only user was created" in done.stdout) is (bool(env) and not created)
+    assert "GRANT CREATE MINING MODEL TO WORKSHOP;" in sessions[0]     # the workshop user is set up either way

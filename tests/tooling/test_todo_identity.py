@@ -62,8 +62,9 @@ def test_todo_ref_numbers_from_the_notebook():
 
 
 def test_student_notebooks_give_the_same_registry(tmp_path):
+    from tests.checkpoints.shared import student_path
     from workshop.config import PROJECT_ROOT
     for notebook in sorted({e.notebook for e in SERIES}):
-        student = registry.notebook_todos(PROJECT_ROOT / "notebooks" / notebook)
+        student = registry.notebook_todos(student_path(notebook))
         solution = registry.notebook_todos(PROJECT_ROOT / "solutions" / notebook)
         assert [(e.number, e.name) for e in student] == [(e.number, e.name) for e in solution]

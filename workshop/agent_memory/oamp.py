@@ -1,7 +1,9 @@
 """Can Oracle AI Agent Memory (the `oracleagentmemory` package, OAMP) run here, and the texts part 08 gives it.
 
-OAMP installs its own PL/SQL package (DBMS_AGENT_MEMORY_STORE), so it needs a real Oracle AI Database 26ai,
-and it requires oracledb<5, so it lives in its own virtualenv and kernel (scripts/setup_oamp_env.sh).
+OAMP builds its store from Oracle AI Database 26ai features the embedded engine does not have: a hybrid vector
+index with FILTER BY columns (CREATE HYBRID VECTOR INDEX, a DBMS_VECTOR_CHAIN vectorizer preference),
+DBMS_HYBRID_VECTOR.SEARCH, and a DBMS_SCHEDULER job that purges expired records. (It installs no PL/SQL package
+of its own: the 26.6.0 wheel's SQL has no CREATE PACKAGE and no DBMS_AGENT_MEMORY_STORE.) It also requires oracledb<5, so it lives in its own virtualenv and kernel (scripts/setup_oamp_env.sh).
 `unavailable_reason` gives the ONE reason an OAMP cell skips, or None when it can run.
 """
 from __future__ import annotations
@@ -46,8 +48,9 @@ def package_installed() -> bool:
 def unavailable_reason(conn: oracledb.Connection | None) -> str | None:
     """Why OAMP cannot run in this kernel on this database (one line), or None."""
     if conn is None or engine_of(conn) == "embedded":
-        return ("the embedded engine cannot run OAMP (it installs its own PL/SQL package, DBMS_AGENT_MEMORY_STORE): "
-                "run this part on Oracle (ORACLE_DSN) to see it; the mirror above teaches the same ideas")
+        return ("the embedded engine cannot run OAMP (its store needs a hybrid vector index with FILTER BY, "
+                "DBMS_HYBRID_VECTOR.SEARCH and a DBMS_SCHEDULER purge job): run this part on Oracle (ORACLE_DSN) to "
+                "see it; the mirror above teaches the same ideas")
     if not package_installed():
         return (f"{PACKAGE} is not installed in this kernel: run {SETUP_COMMAND} and choose the kernel "
                 f"'{KERNEL}' (it needs oracledb<5, so it has its own environment)")

@@ -14,6 +14,7 @@ from typing import Any
 import oracledb
 
 from workshop import schema
+from workshop.memory.records import require_text
 
 TABLE = "AGENT_MEMORIES"
 TEXT_INDEX = "AGENT_MEMORIES_TEXT_IDX"
@@ -103,7 +104,11 @@ def vector_search_sql(model: str) -> str:
 
 def vector_search(conn: oracledb.Connection, query: str, *, user_id: str, agent_id: str, model: str,
                   k: int = 5) -> list[dict]:
-    """Vector-only memory search in one scope: what SearchStrategy.VECTOR does. Nearest first."""
+    """Vector-only memory search in one scope: what SearchStrategy.VECTOR does. Nearest first.
+
+    An empty query is refused up front with the same ValueError as the memory helpers (Oracle binds '' as NULL,
+    and VECTOR_EMBEDDING of NULL would rank nothing by meaning)."""
+    require_text(query, "query")
     with conn.cursor() as cur:
         cur.execute(vector_search_sql(model), query=query, user_id=user_id, agent_id=agent_id, k=int(k))
         return [{"memory_id": r[0], "content": r[1], "distance": float(r[2])} for r in cur.fetchall()]

@@ -259,6 +259,23 @@ class Catalog:
     def table(self, name: str) -> Table | None:
         return self.tables.get(name)
 
+    def unique_keys(self, table: str) -> dict[str, list[str]]:
+        """A table's unique keys by every name they go by (primary key and unique constraints, their indexes,
+        unique indexes) -> column list."""
+        import json
+        keys: dict[str, list[str]] = {}
+        for name, index_name, columns in self._conn.execute(
+                'SELECT constraint_name, index_name, columns FROM "ORA$CONSTRAINTS" '
+                "WHERE table_name = ? AND constraint_type IN ('P', 'U')", (table,)):
+            keys[name] = json.loads(columns)
+            if index_name:
+                keys[index_name] = keys[name]
+        for name, columns in self._conn.execute(
+                'SELECT index_name, columns FROM "ORA$INDEXES" WHERE table_name = ? AND uniqueness = \'UNIQUE\'',
+                (table,)):
+            keys[name] = json.loads(columns)
+        return keys
+
     def dictionary_table(self, name: str) -> Table:
         """A dictionary view (or DUAL) with its real column list, so unknown columns raise ORA-00904."""
         cache = self.__dict__.setdefault("_dictionary", {})

@@ -9,6 +9,7 @@ from __future__ import annotations
 import collections
 import decimal
 import os
+import time
 from typing import Any, Callable, Iterator
 
 import oracledb
@@ -17,7 +18,7 @@ from oracledb import errors as _oracle_errors
 from . import driver, extensions
 from . import values as V
 from .engine import Engine, Result
-from .errors import ora_error
+from .errors import as_oracle_error, ora_error
 
 ENGINE_VERSION = "23.26.0.0.0"
 
@@ -177,7 +178,8 @@ class EmbeddedCursor:
             binds = {}
         out_vars = _out_vars(binds)
         clean = _without_out_vars(binds, out_vars)
-        result = self.connection._engine.execute(statement, clean, self._binds.input_types())
+        result = self.connection._within_call_timeout(
+            lambda: self.connection._engine.execute(statement, clean, self._binds.input_types()))
         self.connection._autocommit_now()
         self._apply_result(result, out_vars, position=0)
         self._is_query = result.is_query
@@ -208,8 +210,9 @@ class EmbeddedCursor:
             else [{} for _ in rows]
         out_vars = _out_vars(bound[0])
         clean = [_without_out_vars(r, out_vars) for r in bound]
-        total, batch_errors, returning, counts = self.connection._engine.execute_many(
-            statement, clean, self._binds.input_types(), batcherrors, arraydmlrowcounts)
+        total, batch_errors, returning, counts = self.connection._within_call_timeout(
+            lambda: self.connection._engine.execute_many(statement, clean, self._binds.input_types(), batcherrors,
+                                                         arraydmlrowcounts))
         self.connection._autocommit_now()
         self.rowcount = total
         self.description = None
@@ -348,8 +351,26 @@ class EmbeddedCursor:
             yield row
 
     def parse(self, statement: str) -> None:
-        self.connection._engine.plan_for(statement, __import__(
-            "workshop.embedded.lexing", fromlist=["leading_words"]).leading_words(statement, 5))
+        """python-oracledb's Cursor.parse: check a query or DML statement without running it. Every failure is an
+        oracledb exception, as from execute(); other statements (DDL, PL/SQL) are checked when they run."""
+        from .lexing import leading_words
+        engine = self.connection._engine
+        with engine.lock:
+            try:
+                words = leading_words(statement, 5)
+                if not words:
+                    raise ora_error(900, "invalid SQL statement")
+                if words[0] in ("SELECT", "WITH", "(", "INSERT", "UPDATE", "DELETE", "MERGE"):
+                    engine.plan_for(statement, words)
+                elif words[0] not in _OTHER_STATEMENTS:
+                    raise ora_error(900, "invalid SQL statement")
+            except Exception as exc:  # noqa: BLE001 - every error leaves as an oracledb exception
+                raise as_oracle_error(exc) from None
+
+
+#: Statements execute() knows besides queries and DML (Cursor.parse leaves them to execute()).
+_OTHER_STATEMENTS = {"CREATE", "DROP", "ALTER", "TRUNCATE", "COMMENT", "RENAME", "BEGIN", "DECLARE", "COMMIT",
+                     "ROLLBACK", "SAVEPOINT", "GRANT", "REVOKE", "EXPLAIN", "CALL", "LOCK", "SET", "ANALYZE", "AUDIT"}
 
 
 def _type_from_values(rows: list[tuple], index: int):
@@ -421,6 +442,7 @@ class EmbeddedConnection(oracledb.Connection):
         self._inputtypehandler = None
         self._current_schema = None
         self._autocommit = False
+        self._call_timeout = 0
         self.pool = None
 
     def __repr__(self):
@@ -517,11 +539,40 @@ class EmbeddedConnection(oracledb.Connection):
 
     @property
     def call_timeout(self) -> int:
-        return 0
+        """Milliseconds one call may take (0: no limit), as python-oracledb's Connection.call_timeout."""
+        self._check_open()
+        return self._call_timeout
 
     @call_timeout.setter
-    def call_timeout(self, value) -> None:
-        pass
+    def call_timeout(self, value: int) -> None:
+        self._check_open()
+        self._call_timeout = int(value)
+
+    def _within_call_timeout(self, call: Callable[[], Any]) -> Any:
+        """Run one engine call within call_timeout. python-oracledb (Connection.call_timeout): a round trip that
+        takes longer raises DPY-4024 "call timeout of N ms exceeded" and the connection stays usable; here SQLite's
+        progress handler interrupts the statement (the statement is rolled back, as Oracle cancels the call)."""
+        timeout = self._call_timeout
+        if timeout <= 0:
+            return call()
+        engine, deadline, expired = self._engine, time.monotonic() + timeout / 1000, []
+
+        def over_time() -> int:
+            if time.monotonic() > deadline:
+                expired.append(True)
+                return 1
+            return 0
+        with engine.lock:
+            engine.db.set_progress_handler(over_time, 1000)
+            try:
+                return call()
+            except oracledb.Error:
+                if not expired:
+                    raise
+                engine.in_txn = engine.db.in_transaction
+                raise driver.dpy_error(_oracle_errors.ERR_CALL_TIMEOUT_EXCEEDED, timeout=timeout) from None
+            finally:
+                engine.db.set_progress_handler(None, 0)
 
     @property
     def transaction_in_progress(self) -> bool:
@@ -568,9 +619,12 @@ class EmbeddedConnection(oracledb.Connection):
 
     def gettype(self, name: str):
         handler = self._engine.hooks.gettype
-        if handler is None:
+        if handler is None or not isinstance(name, str):
             raise ora_error(4043, f'object {name} does not exist')
-        return handler(name)
+        try:
+            return handler(name)
+        except Exception as exc:  # noqa: BLE001 - every error leaves as an oracledb exception
+            raise as_oracle_error(exc) from None
 
     def createlob(self, lob_type, data=None) -> oracledb.LOB:
         """A temporary CLOB/NCLOB/BLOB held in memory (python-oracledb's Connection.createlob)."""

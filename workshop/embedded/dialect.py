@@ -44,7 +44,7 @@ ORACLE_CALLS = (
     "REGEXP_INSTR", "REGEXP_COUNT", "NVL", "NVL2", "DECODE", "GREATEST", "LEAST", "ROUND", "TRUNC", "MOD",
     "REMAINDER", "CEIL", "FLOOR", "ABS", "SIGN", "POWER", "SQRT", "EXP", "LN", "LOG", "TO_CHAR", "TO_DATE",
     "TO_TIMESTAMP", "TO_TIMESTAMP_TZ", "ADD_MONTHS", "MONTHS_BETWEEN", "LAST_DAY", "NEXT_DAY", "NUMTODSINTERVAL",
-    "NUMTOYMINTERVAL", "SYS_GUID", "HEXTORAW", "RAWTOHEX", "STANDARD_HASH", "ORA_HASH", "L2_DISTANCE",
+    "NUMTOYMINTERVAL", "SYS_GUID", "SYS_EXTRACT_UTC", "HEXTORAW", "RAWTOHEX", "STANDARD_HASH", "ORA_HASH", "L2_DISTANCE",
     "SQUARE", "COSINE_DISTANCE", "INNER_PRODUCT", "L1_DISTANCE", "HAMMING_DISTANCE", "JACCARD_DISTANCE",
     "VECTOR_DISTANCE", "TO_VECTOR", "VECTOR_NORM", "VECTOR_DIMENSION_COUNT", "VECTOR_DIMS", "MEDIAN", "STDDEV", "VARIANCE", "STATS_MODE", "TO_CLOB", "TO_NCHAR",
 )
@@ -84,8 +84,11 @@ class OracleX(Oracle):
 
     class Parser(Oracle.Parser):
         COLON_PLACEHOLDER_TOKENS = Oracle.Parser.COLON_PLACEHOLDER_TOKENS | {TokenType.NUMBER}
+        FUNC_TOKENS = Oracle.Parser.FUNC_TOKENS | {TokenType.SYSTIMESTAMP}
 
-        FUNCTIONS = {**Oracle.Parser.FUNCTIONS, **{name: _plain_call(name) for name in ORACLE_CALLS}}
+        FUNCTIONS = {**Oracle.Parser.FUNCTIONS, **{name: _plain_call(name) for name in ORACLE_CALLS},
+                     # SYSTIMESTAMP(p), as LOCALTIMESTAMP(p) / CURRENT_TIMESTAMP(p) (sqlglot knows only the bare word)
+                     "SYSTIMESTAMP": lambda args: exp.Systimestamp(this=args[0] if args else None)}
 
         FUNCTION_PARSERS = {
             **Oracle.Parser.FUNCTION_PARSERS,
@@ -202,4 +205,9 @@ def normalise_for_parser(sql: str) -> str:
 
 
 def parse(sql: str) -> exp.Expression:
-    return sqlglot.parse_one(normalise_for_parser(sql), dialect=OracleX)
+    """The statement's parse tree. Comments (hints included) are dropped first, each replaced by a space as
+    Oracle reads it: a comment is a comment. Kept, sqlglot would attach them to nodes (and print them in a
+    column heading) and fill `Expression.meta` from any comment containing `sqlglot.meta`; the engine's own
+    marks live under keys no text can write (markers.Mark), this makes sure no text reaches meta at all."""
+    from .lexing import strip_comments
+    return sqlglot.parse_one(normalise_for_parser(strip_comments(sql)), dialect=OracleX)

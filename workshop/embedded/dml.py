@@ -92,7 +92,23 @@ class DmlTranslator(Translator):
             alias_list = ", ".join(f'"{a}"' for a in aliases)
             self.plan.sql = (f'WITH "ORA$SRC"({alias_list}) AS ({query.sql(dialect="sqlite")}) '
                              f'INSERT INTO "{table.name}" ({names}) SELECT {stored} FROM "ORA$SRC"')
+        hint = tree.meta.get("ignore_row_on_dupkey_index")
+        if hint is not None:
+            self.plan.sql += self._ignore_dupkey(table, *hint, select=not isinstance(source, exp.Values))
         return self.plan
+
+    def _ignore_dupkey(self, table: Table, hint_table: str, columns: list[str] | None, index: str | None,
+                       select: bool) -> str:
+        """IGNORE_ROW_ON_DUPKEY_INDEX(table index | table (columns)): rows that would violate that one unique key are
+        skipped; every other constraint still raises (SQLite's upsert with DO NOTHING on exactly that key).
+        An index that is not a unique key of the table is ORA-38913, as the hint's documentation says."""
+        keys = self.catalog.unique_keys(table.name)
+        key = keys.get(index) if index is not None else next(
+            (cols for cols in keys.values() if columns is not None and sorted(cols) == sorted(columns)), None)
+        if hint_table != table.name or key is None:
+            raise errors.EngineError(38913, "Index specified in the index hint is invalid")
+        target = ", ".join(f'"{c}"' for c in key)
+        return f"{' WHERE true' if select else ''} ON CONFLICT ({target}) DO NOTHING"
 
     # ------------------------------------------------------------------ UPDATE
     def _single_target(self, tree: exp.Expression) -> tuple[exp.Expression, Table, str, Scope]:
@@ -199,6 +215,12 @@ class DmlTranslator(Translator):
             return alias, query.sql(dialect="sqlite"), query
         if isinstance(source, exp.Table):
             table = self.catalog.table(source.name)
+            if self.policy_predicate(source.name, "SELECT") is not None:
+                # the USING table is read like any query: through its SELECT policies (Oracle's VPD applies to
+                # every reference of the table in the statement)
+                from .dialect import parse
+                query = self._rewrite_query(normalize_identifiers(parse(f'SELECT * FROM "{source.name}"')), None)
+                return alias, query.sql(dialect="sqlite"), table
             return alias, f'SELECT * FROM "{source.name}"', table
         raise unsupported("MERGE USING this source")
 

@@ -63,6 +63,11 @@ _SQLITE_PATTERNS: list[tuple[re.Pattern, int, str]] = [
     (re.compile(r"ambiguous column name: (\S+)"), 918, "column ambiguously defined: \"{0}\""),
     (re.compile(r"do not have the same number of result columns"), 1789,
      "query block has incorrect number of result columns"),
+    # SQLite's "circular reference" is a WITH element naming itself without RECURSIVE: Oracle reads that as a
+    # recursive WITH (error-help ORA-32039, "A WITH clause query referred to itself (recursive) ...")
+    (re.compile(r"circular reference: (\S+)"), 32039, "recursive WITH clause must have column alias list ({0})"),
+    (re.compile(r"no such savepoint: (\S+)"), 1086, "savepoint '{0}' never established in this session or is invalid"),
+    (re.compile(r"^not authorized$"), 1031, "insufficient privileges (a write in a read-only session)"),
     (re.compile(r"ORDER BY term out of range"), 1785, "ORDER BY item must be the number of a SELECT-list expression"),
 ]
 

@@ -138,47 +138,60 @@ def _placeholder(model) -> Any:
 
 
 def _compute(model, function: str, input_names: list[str], arg_rows: list[tuple]) -> dict[tuple, Any]:
-    """One batched model call for many rows; SQL NULL inputs give NULL results."""
+    """One batched model call for many rows; SQL NULL inputs give NULL results. The USING names are checked
+    against the model's attributes before anything runs, even when every input is NULL."""
+    wanted = "embedding" if function == "VECTOR_EMBEDDING" else "regression"
+    if model.function != wanted:
+        raise EngineError(40215, f"model {model.name} is incompatible with current operation "
+                                 f"({function} needs {'an embedding' if wanted == 'embedding' else 'a regression'} "
+                                 "model)")
+    names = _map_inputs(model, input_names)
+    position = {w.upper(): i for i, w in enumerate(input_names)}
+    take = [position[n.upper()] for n in names]          # extra USING expressions are ignored (see _map_inputs)
     out: dict[tuple, Any] = {}
-    rows = [r for r in dict.fromkeys(arg_rows) if all(v is not None for v in r)]
-    for r in arg_rows:
-        if any(v is None for v in r):
+    rows = []
+    for r in dict.fromkeys(arg_rows):
+        if any(r[i] is None for i in take):
             out[r] = None
+        else:
+            rows.append(r)
     if not rows:
         return out
+    columns = {n: [str(r[i]) for r in rows] for n, i in zip(names, take)}
     if function == "VECTOR_EMBEDDING":
-        if model.function != "embedding":
-            raise EngineError(40215, f"model {model.name} is incompatible with current operation "
-                                     f"(VECTOR_EMBEDDING needs an embedding model)")
-        names = _map_inputs(model, input_names)
-        vectors = model.embed_rows({n: [str(r[i]) for r in rows] for i, n in enumerate(names)})
         fmt = model.vector_format or "FLOAT32"
-        for r, vec in zip(rows, vectors):
+        for r, vec in zip(rows, model.embed_rows(columns)):
             out[r] = V.encode_vector(np.asarray(vec, dtype=np.float64), fmt)
     else:
-        if model.function != "regression":
-            raise EngineError(40215, f"model {model.name} is incompatible with current operation "
-                                     f"(PREDICTION needs a regression model)")
-        names = _map_inputs(model, input_names)
-        scores = model.predict({n: [str(r[i]) for r in rows] for i, n in enumerate(names)})
-        for r, score in zip(rows, scores):
+        for r, score in zip(rows, model.predict(columns)):
             out[r] = float(score)
     return out
 
 
 def _map_inputs(model, written: list[str]) -> list[str]:
-    """Match the `AS name` attribute names written in SQL to the model's attributes."""
+    """The model's attributes (in the model's order), each matched BY NAME to the `AS name` of each
+    USING expression (unquoted names are upper-case, as Oracle folds them). No aliases: a model loaded with
+    FIRST_INPUT / SECOND_INPUT has no DATA1 / DATA2 (USER_MINING_MODEL_ATTRIBUTES lists its attributes).
+
+    Oracle SQL Language Reference, PREDICTION, mining_attribute_clause
+    (https://docs.oracle.com/en/database/oracle/oracle-database/26/sqlrf/PREDICTION.html): "If you specify more
+    predictors in the mining_attribute_clause than there are predictors used by the model, then the extra
+    expressions are silently ignored", so extra names are ignored here too. For fewer predictors the page says
+    the operation proceeds "with the subset ... on a best-effort basis"; what an ONNX model (whose graph needs
+    every input tensor) returns then is not documented, so the engine refuses, and the message says so.
+    `python -m workshop.verify_oracle --full` records what Oracle answers (probe "PREDICTION with DATA1/DATA2")."""
     expected = list(model.input_names)
-    if [w.upper() for w in written] == [e.upper() for e in expected]:
-        return expected
-    if len(written) == len(expected) and all(w.upper() in ("DATA", "DATA1", "DATA2", "FIRST_INPUT", "SECOND_INPUT")
-                                             for w in written):
-        aliases = {"DATA": 0, "DATA1": 0, "FIRST_INPUT": 0, "DATA2": 1, "SECOND_INPUT": 1}
-        order = [aliases[w.upper()] for w in written]
-        if sorted(order) == list(range(len(expected))):
-            return [expected[i] for i in order]
-    raise EngineError(40284, f"model {model.name} takes the attributes {expected}; "
-                             f"the statement supplies {written}")
+    by_name = {w.upper() for w in written}
+    missing = [e for e in expected if e.upper() not in by_name]
+    if missing:
+        raise EngineError(40105, f"input data incompatible with model signature: model {model.name} has the "
+                                 f"attributes {expected} (USER_MINING_MODEL_ATTRIBUTES); the statement supplies "
+                                 f"{written}, without {missing}. Write USING <expr> AS {expected[0]}"
+                                 f"{', ...' if len(expected) > 1 else ''}. (Oracle's PREDICTION reference says "
+                                 "unmatched names are ignored and a missing attribute is scored best-effort; what "
+                                 "an ONNX model returns then is undocumented, so the embedded engine refuses: "
+                                 "python -m workshop.verify_oracle --full records Oracle's answer.)")
+    return expected
 
 
 def install(engine: "Engine") -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import oracledb
 
-from . import errors
+from . import errors, readonly
 from .lexing import code_mask, split_top_level, strip_comments
 from .statement import Result
 from .translate import unsupported
@@ -114,14 +114,30 @@ def _run_statement(engine: "Engine", statement: str, binds: Any) -> None:
     if not m:
         raise unsupported(f"PL/SQL statement '{statement[:60]}'")
     name = re.sub(r"\s+", "", m.group(1)).upper()
-    procedure = engine.hooks.procedures.get(name)
+    procedure = engine.hooks.procedures.get(name[4:] if name.startswith("SYS.") else name)
+    if engine.readonly:    # before the arguments are evaluated: a refused call has no effect at all
+        readonly.refuse_procedure(name, builtin=procedure is not None)
     if procedure is None and engine.hooks.user_procedure is not None:
         procedure = engine.hooks.user_procedure(name)
     if procedure is None:
         raise errors.EngineError(6550, f"PLS-00201: identifier '{name}' must be declared "
                                        f"(not available in the embedded engine)")
     args, kwargs = _evaluate_args(engine, m.group(3) or "", binds)
-    procedure(engine, *args, **kwargs)
+    if name in DDL_PROCEDURES:
+        engine.run_as_ddl(lambda: procedure(engine, *args, **kwargs))
+    else:
+        procedure(engine, *args, **kwargs)
+
+
+#: Supplied procedures that do DDL (they create or drop dictionary objects: preferences, models, policies): like
+#: DDL they commit the session's transaction before they run and their own work after, and leave no transaction
+#: open when they fail (SQL Language Reference, "Types of SQL Statements" > DDL: "Oracle Database implicitly commits
+#: the current transaction before and after every DDL statement").
+DDL_PROCEDURES = frozenset({
+    "DBMS_VECTOR_CHAIN.CREATE_PREFERENCE", "DBMS_VECTOR_CHAIN.DROP_PREFERENCE", "DBMS_VECTOR.LOAD_ONNX_MODEL",
+    "DBMS_VECTOR.DROP_ONNX_MODEL", "DBMS_DATA_MINING.IMPORT_ONNX_MODEL", "DBMS_DATA_MINING.DROP_MODEL",
+    "DBMS_RLS.ADD_POLICY", "DBMS_RLS.DROP_POLICY", "DBMS_RLS.ENABLE_POLICY",
+})
 
 
 def _evaluate_args(engine: "Engine", text: str, binds: Any) -> tuple[list, dict]:

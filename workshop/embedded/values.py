@@ -317,6 +317,63 @@ def to_sqlite(value: Any, input_type: Any = None) -> Any:
     raise EngineError(3001, f"unimplemented feature: binding a Python {type(value).__name__} {ENGINE_SUFFIX}")
 
 
+#: A declared (setinputsizes / var) type -> the Oracle datatype the bind has in SQL.
+_DECLARED_TYPES = {
+    oracledb.DB_TYPE_NUMBER: "NUMBER", oracledb.DB_TYPE_BINARY_INTEGER: "NUMBER",
+    oracledb.DB_TYPE_BINARY_DOUBLE: "BINARY_DOUBLE", oracledb.DB_TYPE_BINARY_FLOAT: "BINARY_DOUBLE",
+    oracledb.DB_TYPE_VARCHAR: "VARCHAR2", oracledb.DB_TYPE_CHAR: "VARCHAR2", oracledb.DB_TYPE_NVARCHAR: "VARCHAR2",
+    oracledb.DB_TYPE_NCHAR: "VARCHAR2", oracledb.DB_TYPE_LONG: "VARCHAR2",
+    oracledb.DB_TYPE_DATE: "DATE", oracledb.DB_TYPE_TIMESTAMP: "TIMESTAMP",
+    oracledb.DB_TYPE_TIMESTAMP_TZ: "TIMESTAMP WITH TIME ZONE", oracledb.DB_TYPE_TIMESTAMP_LTZ: "TIMESTAMP",
+    oracledb.DB_TYPE_RAW: "RAW", oracledb.DB_TYPE_CLOB: "CLOB", oracledb.DB_TYPE_NCLOB: "CLOB",
+    oracledb.DB_TYPE_BLOB: "BLOB", oracledb.DB_TYPE_JSON: "JSON", oracledb.DB_TYPE_VECTOR: "VECTOR",
+}
+#: Python types a declared type keeps (otherwise python-oracledb rebinds the value with its own type).
+_DECLARED_ACCEPTS = {
+    "NUMBER": (int, float, decimal.Decimal), "BINARY_DOUBLE": (int, float, decimal.Decimal), "VARCHAR2": (str,),
+    "DATE": (dt.date,), "TIMESTAMP": (dt.date,), "TIMESTAMP WITH TIME ZONE": (dt.date,), "RAW": (bytes, str),
+    "CLOB": (str, oracledb.LOB), "BLOB": (bytes, oracledb.LOB), "JSON": (object,),
+    "VECTOR": (array.array, list),
+}
+
+
+def bind_type(value: Any, declared: Any = None) -> str | None:
+    """The Oracle datatype a bind has in SQL: the declared type when the value fits it, else the type
+    python-oracledb gives the value (its `OracleMetadata.from_value`: str VARCHAR2; int, float and Decimal
+    NUMBER; date and datetime DATE; bytes RAW). None for NULL without a declaration, BOOLEAN and the
+    types no implicit conversion applies to (the engine then leaves the operand as it is)."""
+    if hasattr(value, "_embedded_var"):
+        value = value.getvalue()
+    name = _DECLARED_TYPES.get(declared) if declared is not None else None
+    if value is None:
+        # python-oracledb binds None as VARCHAR2 unless told otherwise; the cursor cannot tell that default from
+        # a declaration, so a NULL VARCHAR2 bind stays untyped here (a documented difference: Oracle may raise
+        # ORA-00932 for it in a CASE or COALESCE of NUMBERs, the engine answers NULL).
+        return name if name not in (None, "VARCHAR2") else None
+    if name is not None and isinstance(value, _DECLARED_ACCEPTS[name]) and not isinstance(value, bool) \
+            and not (name == "DATE" and isinstance(value, dt.datetime)):
+        return name
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        return "VARCHAR2"
+    if isinstance(value, (int, float, decimal.Decimal)):
+        return "NUMBER"
+    if isinstance(value, dt.datetime) and value.tzinfo is not None:
+        return "TIMESTAMP WITH TIME ZONE"
+    if isinstance(value, dt.datetime) and value.microsecond:
+        return "TIMESTAMP"
+    if isinstance(value, dt.date):
+        return "DATE"
+    if isinstance(value, (bytes, bytearray)):
+        return "RAW"
+    if isinstance(value, array.array):
+        return "VECTOR"
+    if isinstance(value, oracledb.LOB):
+        return "BLOB" if value.type is oracledb.DB_TYPE_BLOB else "CLOB"
+    return None
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}

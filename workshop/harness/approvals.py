@@ -20,8 +20,7 @@ from typing import Any
 
 import oracledb
 
-from workshop.pipeline import security
-
+from .identity import as_tenant
 from .runlog import create_if_missing
 
 APPROVALS_TABLE = "AGENT_APPROVALS"
@@ -33,20 +32,23 @@ APPROVALS_DDL = """CREATE TABLE agent_approvals (
   arguments    VARCHAR2(2000),
   status       VARCHAR2(12) NOT NULL,
   actor        VARCHAR2(64),
-  expires_at   TIMESTAMP NOT NULL,
+  expires_at   TIMESTAMP NOT NULL,   -- UTC: SYS_EXTRACT_UTC(SYSTIMESTAMP) + ttl, compared with the same
   CONSTRAINT agent_approvals_status_ck CHECK (status IN ('pending', 'approved', 'rejected', 'consumed'))
 )"""
 
 REQUEST_SQL = """INSERT INTO agent_approvals (approval_id, run_id, tool, args_digest, arguments, status, expires_at)
 VALUES (:approval_id, :run_id, :tool, :digest, :arguments, 'pending',
-        SYSTIMESTAMP + NUMTODSINTERVAL(:ttl, 'SECOND'))"""
+        SYS_EXTRACT_UTC(SYSTIMESTAMP) + NUMTODSINTERVAL(:ttl, 'SECOND'))"""
 DECIDE_SQL = """UPDATE agent_approvals SET status = :decision, actor = :actor
-WHERE approval_id = :approval_id AND status = 'pending' AND expires_at > SYSTIMESTAMP"""
+WHERE approval_id = :approval_id AND status = 'pending' AND expires_at > SYS_EXTRACT_UTC(SYSTIMESTAMP)"""
 #: The compare-and-set that lets one high-risk call run: exactly this approval, still approved and unexpired,
-#: for exactly this run, tool, arguments and actor.
+#: for exactly this run, tool, arguments and actor. Expiry is the database's clock in UTC on both sides: a
+#: TIMESTAMP compared with SYSTIMESTAMP (WITH TIME ZONE) is first converted in the *session* time zone (the
+#: client's, ORA_SDTZ), so that comparison would move the expiry by the client's offset (SQL Language Reference,
+#: "Datetime and Interval Arithmetic" / SYS_EXTRACT_UTC).
 CONSUME_SQL = """UPDATE agent_approvals SET status = 'consumed'
 WHERE approval_id = :approval_id AND status = 'approved' AND run_id = :run_id AND tool = :tool
-  AND args_digest = :digest AND actor = :actor AND expires_at > SYSTIMESTAMP"""
+  AND args_digest = :digest AND actor = :actor AND expires_at > SYS_EXTRACT_UTC(SYSTIMESTAMP)"""
 
 
 class ApprovalRefused(RuntimeError):
@@ -123,18 +125,12 @@ def close_case_tool(conn: oracledb.Connection, tenant: str) -> Callable[..., dic
     def close_case(case_ref: Any) -> dict:
         if not isinstance(case_ref, str) or not 1 <= len(case_ref) <= 20:
             raise ValueError("close_case needs a case_ref of 1..20 characters")
-        previous = security.current_tenant(conn)
-        security.set_tenant(conn, tenant)
-        try:
-            with conn.cursor() as cur:
-                cur.execute("UPDATE agent_cases SET status = 'closed' WHERE case_ref = :c AND status = 'open'",
-                            c=case_ref)
-                changed = cur.rowcount
-            if changed != 1:
+        with as_tenant(conn, tenant), conn.cursor() as cur:
+            cur.execute("UPDATE agent_cases SET status = 'closed' WHERE case_ref = :c AND status = 'open'",
+                        c=case_ref)
+            if cur.rowcount != 1:
                 conn.rollback()
                 raise ValueError(f"case {case_ref} is not an open case of this tenant (stale or unknown)")
             conn.commit()
-        finally:
-            security.set_tenant(conn, previous)
         return {"closed": case_ref}
     return close_case

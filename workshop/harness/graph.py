@@ -16,6 +16,7 @@ from __future__ import annotations
 import uuid
 from typing import Any, TypedDict
 
+from langgraph.errors import GraphBubbleUp
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import interrupt
 
@@ -24,7 +25,7 @@ from . import approvals
 from .budget import Budget, BudgetExhausted
 from .memory import HarnessMemory
 from .runlog import RunRecorder
-from .runner import INSUFFICIENT_CONTEXT, Answer, Call, Harness
+from .runner import INSUFFICIENT_CONTEXT, Answer, Call, Harness, abandon_run, proposed_calls
 
 
 class AgentState(TypedDict, total=False):
@@ -43,6 +44,7 @@ class AgentState(TypedDict, total=False):
     status: str
     verified: str
     tool_calls: int
+    tokens: int                 # the run's token budget spent so far: one budget across every round
     rounds: int
 
 
@@ -56,24 +58,59 @@ def _recorder(harness: Harness, state: AgentState) -> RunRecorder:
     return recorder
 
 
+def _run_budget(limits: Budget, state: AgentState) -> Budget:
+    """The run's one budget, as far as it is spent: the state carries calls, tokens and rounds from round to
+    round (and across a restart), so no round starts a fresh budget."""
+    spent = Budget(limits.max_tool_calls, limits.max_tokens, limits.max_rounds)
+    spent.tool_calls, spent.tokens, spent.rounds = (state.get("tool_calls", 0), state.get("tokens", 0),
+                                                    state.get("rounds", 0))
+    return spent
+
+
+def _needs_approval(harness: Harness, call: dict) -> bool:
+    return isinstance(call.get("name"), str) and call["name"] in harness.requires_approval
+
+
+def _ends_run_on_error(harness: Harness, node: Any) -> Any:
+    """`node`, but an exception escaping it (a planner that raises, a KeyboardInterrupt) first ends the run in the
+    record (`failed` or `interrupted`), so no run stays `running`; LangGraph's own interrupts pass untouched."""
+    def guarded(state: AgentState) -> dict:
+        try:
+            return node(state)
+        except GraphBubbleUp:
+            raise
+        except BaseException as error:
+            if state.get("run_id"):
+                abandon_run(_recorder(harness, state), error)
+            raise
+    guarded.__name__ = getattr(node, "__name__", "node")
+    return guarded
+
+
 def build_agent_graph(harness: Harness, planner: Any, memory: HarnessMemory, *, checkpointer: Any = None,
                       budget: Budget | None = None, interrupt_before: list[str] | None = None):
-    """The compiled graph. `memory` is part 03's memory (and part 05's retriever) the two memory nodes use."""
-    limits = budget or Budget()
+    """The compiled graph. `memory` is part 03's memory (and part 05's retriever) the two memory nodes use.
+    The budget is `budget`, else the harness's own (`harness.make_budget()`), so the graph and `Harness.run`
+    stop a run at the same limits."""
+    limits = budget or harness.make_budget()
 
     def assemble_context(state: AgentState) -> dict:
         run_id = state.get("run_id") or uuid.uuid4().hex
         RunRecorder(harness.write_conn, run_id, state.get("thread_id", "default"), planner.name,
                     redactor=harness.redactor)
         recorder = _recorder(harness, {"run_id": run_id})
-        recorder.event("CONVERSATION", "user", "received", {"text": state["question"]})
-        found = memory.assemble(state["question"], state.get("thread_id", "default"))
-        recorder.event("CONTEXT", "assemble_context", "success",
-                       outputs={"memory": {k: len(v) for k, v in found["memory"].items()},
-                                "retrieved": [r["document_id"] for r in found["retrieved"]]})
+        try:
+            recorder.event("CONVERSATION", "user", "received", {"text": state["question"]})
+            found = memory.assemble(state["question"], state.get("thread_id", "default"))
+            recorder.event("CONTEXT", "assemble_context", "success",
+                           outputs={"memory": {k: len(v) for k, v in found["memory"].items()},
+                                    "retrieved": [r["document_id"] for r in found["retrieved"]]})
+        except BaseException as error:
+            abandon_run(recorder, error)
+            raise
         return {"run_id": run_id, "context": found["context"], "memory_used": found["memory"],
                 "retrieved": found["retrieved"], "observations": [], "pending": [], "tool_calls": 0,
-                "rounds": 0, "status": "running"}
+                "tokens": 0, "rounds": 0, "status": "running"}
 
     def plan(state: AgentState) -> dict:
         if state["rounds"] >= limits.max_rounds:
@@ -84,7 +121,8 @@ def build_agent_graph(harness: Harness, planner: Any, memory: HarnessMemory, *, 
         if isinstance(action, Answer):
             return {"answer": action.text, "saved_case": action.saved_case, "pending": [],
                     "rounds": state["rounds"] + 1}
-        return {"pending": [{"name": c.name, "arguments": c.arguments} for c in action],
+        return {"pending": [{"name": getattr(c, "name", None), "arguments": getattr(c, "arguments", None)}
+                            for c in proposed_calls(action)],
                 "rounds": state["rounds"] + 1}
 
     def approval(state: AgentState) -> dict:
@@ -94,7 +132,7 @@ def build_agent_graph(harness: Harness, planner: Any, memory: HarnessMemory, *, 
         if checkpointer is None:
             return {}
         for call in state["pending"]:
-            if call["name"] not in harness.requires_approval:
+            if not _needs_approval(harness, call):
                 continue
             approval_id = approvals.request_approval(harness.write_conn, state["run_id"], call["name"],
                                                      call["arguments"])     # the same id when re-run on resume
@@ -111,8 +149,7 @@ def build_agent_graph(harness: Harness, planner: Any, memory: HarnessMemory, *, 
 
     def tools(state: AgentState) -> dict:
         recorder = _recorder(harness, state)
-        run_budget = Budget(limits.max_tool_calls, limits.max_tokens, limits.max_rounds)
-        run_budget.tool_calls = state["tool_calls"]
+        run_budget = _run_budget(limits, state)
         observations = list(state["observations"])
         try:
             for call in state["pending"]:
@@ -121,8 +158,9 @@ def build_agent_graph(harness: Harness, planner: Any, memory: HarnessMemory, *, 
         except BudgetExhausted as exhausted:
             recorder.event("RUNTIME", exhausted.which, "budget_exhausted")
             return {"observations": observations, "pending": [], "tool_calls": run_budget.tool_calls,
-                    "status": "budget_exhausted"}
-        return {"observations": observations, "pending": [], "tool_calls": run_budget.tool_calls}
+                    "tokens": run_budget.tokens, "status": "budget_exhausted"}
+        return {"observations": observations, "pending": [], "tool_calls": run_budget.tool_calls,
+                "tokens": run_budget.tokens}
 
     def verify(state: AgentState) -> dict:
         recorder = _recorder(harness, state)
@@ -152,7 +190,7 @@ def build_agent_graph(harness: Harness, planner: Any, memory: HarnessMemory, *, 
     def after_plan(state: AgentState) -> str:
         if not (state.get("pending") and state.get("status") == "running"):
             return "verify"
-        return "approval" if any(c["name"] in harness.requires_approval for c in state["pending"]) else "tools"
+        return "approval" if any(_needs_approval(harness, c) for c in state["pending"]) else "tools"
 
     def after_tools(state: AgentState) -> str:
         return "plan" if state.get("status") == "running" else "verify"
@@ -160,7 +198,7 @@ def build_agent_graph(harness: Harness, planner: Any, memory: HarnessMemory, *, 
     graph = StateGraph(AgentState)
     for name, node in (("assemble_context", assemble_context), ("plan", plan), ("approval", approval), ("tools", tools),
                        ("verify", verify), ("memory_write_back", memory_write_back)):
-        graph.add_node(name, node)
+        graph.add_node(name, _ends_run_on_error(harness, node))
     graph.add_edge(START, "assemble_context")
     graph.add_edge("assemble_context", "plan")
     graph.add_conditional_edges("plan", after_plan, {"approval": "approval", "tools": "tools", "verify": "verify"})

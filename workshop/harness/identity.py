@@ -5,14 +5,25 @@ through part 05's trusted context package (`kb_security.set_tenant`; DBMS_SESSIO
 inside it), and a DBMS_RLS policy filters every statement on AGENT_CASES by SYS_CONTEXT. The case tool takes
 no tenant argument at all, so a planner that passes one gets `invalid`, and the session still sees only its
 tenant's rows.
+
+Setting the tenant and running the statement are one step under a lock of the session (`as_tenant`): two tools
+bound to different tenants may share one session and be called from two threads, and without the lock one
+thread's `set_tenant` lands between the other's `set_tenant` and its query, which then reads the wrong tenant.
+(On Oracle, python-oracledb serialises calls on one connection but not the pair; a connection per tenant, or
+this lock, keeps the pair together.)
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import oracledb
 
+from workshop import oracle_grants
+from workshop.oracle_grants import share_with_reader
 from workshop.pipeline import security
 
 from .reports import ReportTool, bounded_int
@@ -39,6 +50,34 @@ FETCH FIRST :limit ROWS ONLY""",
     {"limit": "at most this many cases, 1..50"})
 
 
+_LOCKS: "weakref.WeakKeyDictionary[Any, threading.RLock]" = weakref.WeakKeyDictionary()
+_LOCKS_GUARD = threading.Lock()
+
+
+def session_lock(conn: oracledb.Connection) -> threading.RLock:
+    """The one lock of this session, shared by every tool that binds an identity on it."""
+    with _LOCKS_GUARD:
+        lock = _LOCKS.get(conn)
+        if lock is None:
+            lock = _LOCKS[conn] = threading.RLock()
+        return lock
+
+
+@contextmanager
+def as_tenant(conn: oracledb.Connection, tenant: str) -> Iterator[oracledb.Connection]:
+    """The session bound to `tenant` for the statements of the `with` block, and to nobody else meanwhile:
+    the lock is held from set_tenant to the end of the block, then the session's previous tenant is restored."""
+    if not isinstance(tenant, str) or not tenant:
+        raise ValueError("the harness needs a verified tenant to open the tools' session")
+    with session_lock(conn):
+        previous = security.current_tenant(conn)
+        security.set_tenant(conn, tenant)
+        try:
+            yield conn
+        finally:
+            security.set_tenant(conn, previous)
+
+
 def create_case_table(conn: oracledb.Connection) -> None:
     """AGENT_CASES with its rows and the tenant policy (the context package of part 05 is (re)installed)."""
     with conn.cursor() as cur:
@@ -59,6 +98,7 @@ def create_case_table(conn: oracledb.Connection) -> None:
                             "VALUES (:1, :2, :3, :4)", [c for c in CASES if c[0] == tenant])
         security.set_tenant(conn, None)
     conn.commit()
+    share_with_reader(conn, [CASES_TABLE, oracle_grants.CONTEXT_PACKAGE])    # Oracle: the tools' read-only user
 
 
 def bind_identity(conn: oracledb.Connection, tenant: str) -> None:
@@ -75,6 +115,6 @@ def open_cases_tool(conn: oracledb.Connection, tenant: str) -> Callable[..., lis
         raise ValueError("the harness needs a verified tenant to open the tools' session")
 
     def open_cases(**arguments: Any) -> list[dict]:
-        security.set_tenant(conn, tenant)       # every call: another tool may share (and rebind) the session
-        return OPEN_CASES.run(conn, **arguments)
+        with as_tenant(conn, tenant):       # every call, under the session's lock: another tool may share it
+            return OPEN_CASES.run(conn, **arguments)
     return open_cases

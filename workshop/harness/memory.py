@@ -209,5 +209,7 @@ def harness_memory(conn: oracledb.Connection, tools_session: oracledb.Connection
     from workshop.pipeline.manager import KnowledgeBaseManager
     from workshop.pipeline.retriever import OracleHybridRetriever
     ensure_knowledge_base(conn)
+    from workshop.oracle_grants import CONTEXT_PACKAGE, KNOWLEDGE_BASE_READS, share_with_reader
+    share_with_reader(conn, [*KNOWLEDGE_BASE_READS, CONTEXT_PACKAGE])   # Oracle: the tools' session reads them
     retriever = OracleHybridRetriever(manager=KnowledgeBaseManager(tools_session, tenant), user_id=user, k=3)
     return HarnessMemory(MemoryManager(conn), retriever, namespace=namespace, **options)

@@ -6,6 +6,8 @@ conversation was.
 """
 from __future__ import annotations
 
+import datetime as dt
+import decimal
 import json
 import re
 from collections.abc import Callable
@@ -48,35 +50,116 @@ def create_if_missing(cur: oracledb.Cursor, ddl: str) -> None:
     cur.execute(_IGNORE_EXISTS.format(ddl=ddl.replace("'", "''")))
 
 REDACTED = "[REDACTED]"
-_SECRET_KEYS = re.compile(r"(?i)(password|passwd|secret|token|api[_-]?key|authorization|credential)")
+#: Keys whose values are secrets, whatever the value looks like (matched anywhere in the key, any case).
+_SECRET_KEYS = re.compile(r"(?i)(passw(or)?d|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|"
+                          r"private[_-]?key|authorization|credential|cookie|session[_-]?id|signature|"
+                          r"connect[_-]?string|dsn)")
+#: Credential shapes, wherever they appear in text (every match is replaced).
 _SECRET_VALUES = [
-    re.compile(r"sk-[A-Za-z0-9_\-]{16,}"),                       # OpenAI-style keys
-    re.compile(r"AKIA[0-9A-Z]{16}"),                              # AWS access key ids
-    re.compile(r"(?i)bearer\s+[A-Za-z0-9._\-]{8,}"),
-    re.compile(r"(?i)\b(password|passwd|pwd|secret|api[_-]?key|token)\s*[:=]\s*\S+"),
+    re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
+               re.DOTALL),                                                        # PEM private keys
+    re.compile(r"\bsk-(ant-)?[A-Za-z0-9_\-]{16,}"),                                 # OpenAI / Anthropic keys
+    re.compile(r"\b(AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b"),       # AWS access key ids
+    re.compile(r"\bAIza[0-9A-Za-z_\-]{35}"),                                        # Google API keys
+    re.compile(r"\bya29\.[0-9A-Za-z_\-]{20,}"),                                      # Google OAuth tokens
+    re.compile(r"\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"),      # GitHub tokens
+    re.compile(r"\b([sr]k|whsec)_(live|test)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{20,}"),  # Stripe keys
+    re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),                                 # Slack tokens
+    re.compile(r"\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"),      # JWTs
+    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=\-]{8,}"),                            # Authorization: Bearer
+    re.compile(r"(?i)\bauthorization[\"']?\s*[:=]\s*[\"']?([a-z]+\s+)?[A-Za-z0-9._~+/=\-]{6,}"),  # the header
+    re.compile(r"\b[Bb][Aa][Ss][Ii][Cc]\s+[A-Za-z0-9+/](?=[A-Za-z0-9+/]*[A-Z0-9+/=])[A-Za-z0-9+/]{7,}={0,2}"),  # Basic
+    re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s/:@]+:[^\s/@]+@"),                     # scheme://user:password@
+    re.compile(r"\b[A-Za-z][\w$#]*/[^\s/@'\"]+@[\w.\-:/]+"),                          # user/password@dsn
+    re.compile(r"(?i)\b(password|passwd|pwd|passphrase|secret|api[_-]?key|token|access[_-]?key|private[_-]?key|"
+               r"client[_-]?secret)[\"']?\s*[:=]\s*[\"']?[^\s\"',;}]+"),                 # key=value, "key": "value"
 ]
 
 
 SECRET_KEYS, SECRET_VALUES = _SECRET_KEYS, _SECRET_VALUES
+#: Nesting deeper than this is not walked (a hostile argument could be nested a million levels deep).
+MAX_DEPTH = 32
+_PLAIN = (bool, int, float, decimal.Decimal, dt.date, dt.time, dt.timedelta, type(None))
 
 
-def redact(value: Any) -> Any:
-    """`value` with secrets replaced by [REDACTED]: values under secret-looking keys, and secret-looking text."""
-    if isinstance(value, dict):
-        return {k: REDACTED if _SECRET_KEYS.search(str(k)) else redact(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [redact(v) for v in value]
+def _redact_text(text: str, depth: int) -> str:
+    stripped = text.strip()
+    if stripped[:1] in ("{", "[") and len(stripped) > 1:     # JSON inside a string: redact it as a structure
+        try:
+            parsed = json.loads(stripped)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, (dict, list)):
+            cleaned = redact(parsed, _depth=depth + 1)
+            return text if cleaned == parsed else json.dumps(cleaned, default=str, ensure_ascii=False)
+    for pattern in _SECRET_VALUES:
+        text = pattern.sub(REDACTED, text)
+    return text
+
+
+def _redact_key(key: Any, depth: int) -> Any:
+    if isinstance(key, str):
+        return _redact_text(key, depth)
+    if isinstance(key, _PLAIN):
+        return key
+    return _redact_text(str(redact(key, _depth=depth + 1)), depth)
+
+
+def redact(value: Any, *, _depth: int = 0) -> Any:
+    """`value` with secrets replaced by [REDACTED], as new objects (the input is left as it was): values under
+    secret-looking keys, and credential shapes in any text (keys, bytes, exceptions and JSON inside strings
+    included). Lists, tuples and sets come back as lists; bytes, exceptions and other objects as redacted text;
+    numbers, dates and None unchanged."""
+    if _depth > MAX_DEPTH:
+        return "[TOO DEEP]"
     if isinstance(value, str):
-        for pattern in _SECRET_VALUES:
-            value = pattern.sub(REDACTED, value)
+        return _redact_text(value, _depth)
+    if isinstance(value, _PLAIN):
         return value
+    if isinstance(value, dict):
+        out: dict = {}
+        for key, item in value.items():
+            new_key = _redact_key(key, _depth)
+            secret = isinstance(key, str) and _SECRET_KEYS.search(key) or new_key != key
+            while new_key in out:                          # two keys redacted alike: keep both values apart
+                new_key = f"{new_key}#"
+            out[new_key] = REDACTED if secret else redact(item, _depth=_depth + 1)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [redact(v, _depth=_depth + 1) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((redact(v, _depth=_depth + 1) for v in value), key=repr)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return _redact_text(bytes(value).decode("utf-8", errors="replace"), _depth)
+    if isinstance(value, BaseException):
+        return _redact_text(f"{type(value).__name__}: {value}", _depth)
+    return _redact_text(str(value), _depth)
+
+
+def record_name(name: Any, redactor: Callable[[Any], Any] = redact) -> str:
+    """A tool name as the record may hold it: text, redacted (a name can carry a secret), at most 64 characters."""
+    if not isinstance(name, str):
+        return f"<{type(name).__name__}>"
+    shown = redactor(name)
+    shown = shown if isinstance(shown, str) else REDACTED
+    return shown if len(shown) <= 64 else shown[:63] + "…"
+
+
+def _string_keys(value: Any, depth: int = 0) -> Any:
+    """JSON's own key rule (every key a string) applied first, so keys of mixed types still sort."""
+    if depth > MAX_DEPTH:
+        return "[TOO DEEP]"
+    if isinstance(value, dict):
+        return {str(k): _string_keys(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_string_keys(v, depth + 1) for v in value]
     return value
 
 
 def _text(value: Any, limit: int = 3900, redactor: Callable[[Any], Any] = redact) -> str | None:
     if value is None:
         return None
-    text = json.dumps(redactor(value), default=str, ensure_ascii=False, sort_keys=True)
+    text = json.dumps(_string_keys(redactor(value)), default=str, ensure_ascii=False, sort_keys=True)
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
@@ -103,7 +186,8 @@ class RunRecorder:
         self.seq += 1
         with self.conn.cursor() as cur:
             cur.execute("INSERT INTO agent_run_events (run_id, seq, kind, name, status, inputs, outputs) "
-                        "VALUES (:r, :s, :k, :n, :st, :i, :o)", r=self.run_id, s=self.seq, k=kind, n=name,
+                        "VALUES (:r, :s, :k, :n, :st, :i, :o)", r=self.run_id, s=self.seq, k=kind,
+                        n=record_name(name, self.redactor),
                         st=status, i=_text(inputs, redactor=self.redactor),
                         o=_text(outputs, redactor=self.redactor))
         self.conn.commit()

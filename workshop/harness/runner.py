@@ -9,6 +9,9 @@ only when the verifier reads the row back.
 """
 from __future__ import annotations
 
+import functools
+import re
+import sys
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -20,13 +23,72 @@ from . import approvals
 from .budget import Budget, BudgetExhausted, budgeted_call
 from .guard import GuardRefused, run_readonly_query
 from .reports import REPORTS
-from .runlog import RunRecorder, redact
+from .runlog import RunRecorder, record_name, redact
 from .toolset import check_toolset
 from .verifier import finding_saved
 
 #: Objects the read-only SQL tool may read.
 QUERY_OBJECTS = ("FINANCE_LOANS", "FINANCE_CUSTOMERS", "FINANCE_ACCOUNTS", "FINANCE_MERCHANTS", "FINANCE_BRANCHES")
 INSUFFICIENT_CONTEXT = "INSUFFICIENT_CONTEXT"
+
+
+#: A tool name: an identifier of at most 64 characters (the run record's NAME column).
+TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+#: Arguments deeper or larger than this are refused before any tool sees them.
+MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_ITEMS = 8, 1000
+
+
+class RunBound:
+    """A tool the harness hands the run id to (never the planner): `save_finding` writes a finding of this run.
+    A planner that passes `run_id` itself gets a TypeError, so an invalid call."""
+
+    def __init__(self, function: Callable[..., Any]):
+        self.function = function
+
+    def __call__(self, run_id: str, **arguments: Any) -> Any:
+        return self.function(run_id, **arguments)
+
+
+def argument_problem(arguments: Any) -> str | None:
+    """Why `arguments` cannot be a tool's arguments (None when they can): a dict with text keys, nested at
+    most MAX_ARGUMENT_DEPTH levels and MAX_ARGUMENT_ITEMS values in all."""
+    if not isinstance(arguments, dict):
+        return f"arguments must be a dict, not {type(arguments).__name__}"
+    if not all(isinstance(k, str) for k in arguments):
+        return "argument names must be text"
+    stack, items = [(arguments, 0)], 0
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_ARGUMENT_DEPTH:
+            return f"arguments nested deeper than {MAX_ARGUMENT_DEPTH} levels"
+        if isinstance(value, dict):
+            children = list(value.values())
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            children = list(value)
+        else:
+            continue
+        items += len(children)
+        if items > MAX_ARGUMENT_ITEMS:
+            return f"more than {MAX_ARGUMENT_ITEMS} argument values"
+        stack.extend((child, depth + 1) for child in children)
+    return None
+
+
+def proposed_calls(action: Any) -> list[Any]:
+    """The calls of a planner's action: a list of them; anything else is one call without a tool name (the
+    harness refuses it and records the attempt instead of crashing)."""
+    if isinstance(action, (list, tuple)):
+        return list(action)
+    return [Call(None, {"action": action})]  # type: ignore[arg-type]
+
+
+def abandon_run(record: RunRecorder, error: BaseException | None) -> None:
+    """End a run that stopped on an exception: `failed` for an error, `interrupted` for a KeyboardInterrupt or
+    SystemExit, with an event saying which; never left `running`."""
+    status = "failed" if error is None or isinstance(error, Exception) else "interrupted"
+    reason = type(error).__name__ if error is not None else "unknown"
+    record.event("RUNTIME", "run", status, outputs={"reason": reason})
+    record.finish(status, "n/a", f"The run stopped: {reason}.")
 
 
 @dataclass(frozen=True)
@@ -102,10 +164,13 @@ class Harness:
         self.make_budget = budget
 
     def default_tools(self) -> dict[str, Callable[..., Any]]:
+        """The reports, the read-only SQL tool and `save_finding`: every one of them, save_finding included, is
+        a tool of the allowlist (a harness whose allowlist leaves it out cannot start)."""
         tools: dict[str, Callable[..., Any]] = {r.name: (lambda r: lambda **a: r.run(self.read_conn, **a))(r)
                                                 for r in REPORTS}
         tools["query_finance"] = lambda sql, max_rows=20: run_readonly_query(self.read_conn, sql, QUERY_OBJECTS,
                                                                              max_rows)
+        tools["save_finding"] = RunBound(self.save_finding)
         return tools
 
     def save_finding(self, run_id: str, case_ref: str, note: str) -> dict:
@@ -118,60 +183,90 @@ class Harness:
         return {"saved": case_ref}
 
     def run(self, question: str, planner: Any, *, thread_id: str = "default") -> RunResult:
+        """One run of the loop. Whatever happens (a budget runs out, the planner raises, a KeyboardInterrupt),
+        the run record ends in a final status: it never stays `running` after this returns or raises."""
         run_id = uuid.uuid4().hex
-        record = RunRecorder(self.write_conn, run_id, thread_id, planner.name, redactor=self.redactor)
-        budget = self.make_budget()
-        record.event("CONVERSATION", "user", "received", {"text": question})
-        observations: list[dict] = []
-        status, answer = "completed", None
+        record = RunRecorder(self.write_conn, run_id, thread_id, getattr(planner, "name", "planner"),
+                             redactor=self.redactor)
+        finished = False
         try:
-            while answer is None:
-                budget.start_round()
-                action = planner.next_action(question, observations)
-                if isinstance(action, Answer):
-                    answer = action
-                    break
-                for call in action:
-                    observations.append(self._call(run_id, call, budget, record))
-        except BudgetExhausted as exhausted:
-            status = "budget_exhausted"
-            record.event("RUNTIME", exhausted.which, "budget_exhausted", outputs={"reason": str(exhausted)})
-        evidence = [o for o in observations if o["status"] == "success" and o["output"]]
-        text = answer.text if answer is not None else "The run stopped: its budget ran out."
-        grounding = "READY" if evidence else INSUFFICIENT_CONTEXT
-        if answer is not None and not evidence:
-            text = f"{INSUFFICIENT_CONTEXT}: no tool returned evidence for this question."
-        verified = "n/a"
-        if answer is not None and answer.saved_case is not None:
-            verified = "verified" if self.verifier(self.write_conn, run_id, answer.saved_case) else "unverified"
-            record.event("VERIFY", "finding_saved", verified, {"case_ref": answer.saved_case})
-            if verified == "unverified":
-                text = f"NOT DONE (unverified): the claim that {answer.saved_case} was saved has no row behind it."
-        record.event("CONVERSATION", "assistant", grounding, outputs={"text": text})
-        record.finish(status, verified, text)
-        return RunResult(run_id, status, grounding, verified, text, budget.tool_calls)
+            budget = self.make_budget()
+            record.event("CONVERSATION", "user", "received", {"text": question})
+            observations: list[dict] = []
+            status, answer = "completed", None
+            try:
+                while answer is None:
+                    budget.start_round()
+                    action = planner.next_action(question, observations)
+                    if isinstance(action, Answer):
+                        answer = action
+                        break
+                    for call in proposed_calls(action):
+                        observations.append(self._call(run_id, call, budget, record))
+            except BudgetExhausted as exhausted:
+                status = "budget_exhausted"
+                record.event("RUNTIME", exhausted.which, "budget_exhausted", outputs={"reason": str(exhausted)})
+            evidence = [o for o in observations if o["status"] == "success" and o["output"]]
+            text = answer.text if answer is not None else "The run stopped: its budget ran out."
+            grounding = "READY" if evidence else INSUFFICIENT_CONTEXT
+            if answer is not None and not evidence:
+                text = f"{INSUFFICIENT_CONTEXT}: no tool returned evidence for this question."
+            verified = "n/a"
+            if answer is not None and answer.saved_case is not None:
+                verified = "verified" if self.verifier(self.write_conn, run_id, answer.saved_case) else "unverified"
+                record.event("VERIFY", "finding_saved", verified, {"case_ref": answer.saved_case})
+                if verified == "unverified":
+                    text = f"NOT DONE (unverified): the claim that {answer.saved_case} was saved has no row behind it."
+            record.event("CONVERSATION", "assistant", grounding, outputs={"text": text})
+            record.finish(status, verified, text)
+            finished = True
+            return RunResult(run_id, status, grounding, verified, text, budget.tool_calls)
+        finally:
+            if not finished:
+                abandon_run(record, sys.exc_info()[1])
 
-    def _call(self, run_id: str, call: Call, budget: Budget, record: RunRecorder) -> dict:
-        if call.name not in self.allowed and call.name != "save_finding":
-            record.event("TOOL", call.name, "denied", call.arguments, {"reason": "not on the allowlist"})
-            return {"name": call.name, "arguments": call.arguments, "status": "denied", "output": None}
-        if call.name in self.requires_approval and not self._approved(run_id, call, record):
-            return {"name": call.name, "arguments": call.arguments, "status": "approval_required", "output": None}
-        tool = (lambda **a: self.save_finding(run_id, **a)) if call.name == "save_finding" else self.tools[call.name]
+    def _call(self, run_id: str, call: Any, budget: Budget, record: RunRecorder) -> dict:
+        """Authorise and run one proposed call; every outcome is an observation and an event. A hostile call (no
+        tool name, an unknown or over-long one, arguments that are not a flat-enough dict) is refused before
+        anything runs; any exception the tool raises is a failed call; only a BaseException that is not an
+        Exception (KeyboardInterrupt, SystemExit) ends the run, recorded, and propagates."""
+        name, arguments = getattr(call, "name", None), getattr(call, "arguments", None)
+
+        def observe(status: str, output: Any = None, reason: str | None = None, error: str | None = None) -> dict:
+            detail = {"reason": reason} if reason is not None else {"error": error} if error is not None else output
+            record.event("TOOL", name, status, arguments, detail)
+            return {"name": name if isinstance(name, str) else record_name(name), "arguments": arguments,
+                    "status": status, "output": output if status == "success" else None}
+
+        if not isinstance(name, str) or not TOOL_NAME.fullmatch(name):
+            return observe("denied", reason="not a tool name")
+        if name not in self.allowed or name not in self.tools:
+            return observe("denied", reason="not on the allowlist")
+        problem = argument_problem(arguments)
+        if problem:
+            return observe("invalid", error=problem)
+        if name in self.requires_approval and not self._approved(run_id, Call(name, arguments), record):
+            return {"name": name, "arguments": arguments, "status": "approval_required", "output": None}
+        tool = self.tools[name]
+        if isinstance(tool, RunBound):
+            tool = functools.partial(tool, run_id)
         try:
-            output = self.call_with_budget(budget, tool, call.arguments)
+            output = self.call_with_budget(budget, tool, arguments)
         except BudgetExhausted:
-            record.event("TOOL", call.name, "budget_exhausted", call.arguments)
+            record.event("TOOL", name, "budget_exhausted", arguments)
             raise
         except (GuardRefused, ValueError, TypeError) as error:
-            record.event("TOOL", call.name, "invalid", call.arguments, {"error": str(error)})
-            return {"name": call.name, "arguments": call.arguments, "status": "invalid", "output": None}
+            return observe("invalid", error=str(error))
         except oracledb.DatabaseError as error:
-            status = "denied" if "ORA-01031" in str(error) else "error"
-            record.event("TOOL", call.name, status, call.arguments, {"error": str(error).splitlines()[0]})
-            return {"name": call.name, "arguments": call.arguments, "status": status, "output": None}
-        record.event("TOOL", call.name, "success", call.arguments, output)
-        return {"name": call.name, "arguments": call.arguments, "status": "success", "output": output}
+            text = str(error).splitlines()[0] if str(error) else type(error).__name__
+            status = "timeout" if text.startswith("DPY-4024") else "denied" if "ORA-01031" in text else "error"
+            return observe(status, error=text)
+        except Exception as error:  # noqa: BLE001 - a tool's failure is a failed call, never a crashed harness
+            return observe("error", error=f"{type(error).__name__}: {error}")
+        except BaseException as error:
+            observe("interrupted", error=type(error).__name__)
+            raise
+        return observe("success", output)
 
     def _approved(self, run_id: str, call: Call, record: RunRecorder) -> bool:
         """Consume the approval of exactly this call for this run and actor; without one, ask for it and refuse."""

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import oracledb
 
+from workshop import lesson_state
+
 FACTS_TABLE = "KNOWLEDGE_FACTS"
 #: Kinds published to the knowledge store; everything else stays in the facts table only.
 KNOWLEDGE_KINDS = ("table", "column", "policy")
@@ -89,6 +91,9 @@ def create_facts_table(conn: oracledb.Connection) -> None:
 
 #: Callbacks that see every batch written by write_facts (keyed, so registering again replaces).
 _MIRRORS: dict[str, Callable[[list[Fact]], None]] = {}
+# A mirror holds a store (its table, its connection): part 04's reset drops that table, so it forgets the mirrors
+# too, or the next write_facts of a second "Run All" would write through the old run's store.
+lesson_state.register(__name__, "_MIRRORS", parts=(4,), clear=_MIRRORS.clear)
 
 
 def add_mirror(key: str, callback: Callable[[list[Fact]], None]) -> Callable[[], None]:

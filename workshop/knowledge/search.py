@@ -25,7 +25,7 @@ from .store import TEXT_INDEX, VECTOR_INDEX, mirror_writes
 
 Reranker = Callable[..., list[dict]]
 
-RERANK_SQL = """SELECT t.idx, PREDICTION({model} USING :query AS DATA1, t.content AS DATA2) AS rerank_score
+RERANK_SQL = """SELECT t.idx, PREDICTION({model} USING :query AS FIRST_INPUT, t.content AS SECOND_INPUT) AS rerank_score
 FROM JSON_TABLE(:docs, '$[*]' COLUMNS (idx NUMBER PATH '$.index',
                                        content VARCHAR2(4000) PATH '$.content')) t
 ORDER BY rerank_score DESC, t.idx

@@ -45,6 +45,68 @@ def execute(path: Path, *, cwd: Path, allow_errors: bool = False, timeout: int =
     return nb, errors_in(nb)
 
 
+class KernelSession:
+    """One kernel that runs a notebook's cells as a learner does: "Run All" twice in the same kernel, part of the
+    notebook then a kernel restart, a single cell after the restart. `execute` starts a fresh kernel per run, so
+    it cannot see state that outlives a rerun in one kernel (part 04's fact mirrors did).
+
+        with KernelSession(path, cwd=path.parent) as session:
+            assert not session.run()            # Run All
+            assert not session.run()            # Run All again, same kernel
+            session.restart()
+            assert not session.run(stop=10)     # Run All Above cell 10
+    """
+
+    def __init__(self, path: Path, *, cwd: Path, timeout: int = 300, kernel_name: str = "python3"):
+        from nbclient import NotebookClient
+
+        self.nb = read_notebook(path)
+        self.client = NotebookClient(self.nb, timeout=timeout, kernel_name=kernel_name, allow_errors=False,
+                                     resources={"metadata": {"path": str(cwd)}})
+        self._kernel = None
+
+    def __enter__(self) -> "KernelSession":
+        self._kernel = self.client.setup_kernel()
+        self._kernel.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._kernel.__exit__(*exc)
+
+    def index(self, cell_id: str) -> int:
+        """The position of the cell with this id (a KeyError names the ids there are)."""
+        for index, cell in enumerate(self.nb.cells):
+            if cell.get("id") == cell_id:
+                return index
+        raise KeyError(f"no cell {cell_id!r}; the cells are {[c.get('id') for c in self.nb.cells]}")
+
+    def run(self, start: int = 0, stop: int | None = None) -> list[CellError]:
+        """Execute the code cells start..stop-1 in order, stopping at the first error; the errors raised (at most
+        one). Outputs of earlier runs are cleared first, so the errors are this run's."""
+        from nbclient.exceptions import CellExecutionError
+
+        chosen = list(range(len(self.nb.cells)))[start:stop]
+        for index in chosen:
+            if self.nb.cells[index].cell_type == "code":
+                self.nb.cells[index].outputs = []
+        try:
+            for index in chosen:
+                if self.nb.cells[index].cell_type == "code":
+                    self.client.execute_cell(self.nb.cells[index], index)
+        except CellExecutionError:
+            pass
+        return [e for e in errors_in(self.nb) if e.index in chosen]
+
+    def restart(self) -> None:
+        """Restart the kernel (Kernel > Restart): every name, import and module global is gone."""
+        from jupyter_core.utils import ensure_async, run_sync
+
+        async def restart() -> None:      # nbclient's kernel manager and client are the asynchronous ones
+            await ensure_async(self.client.km.restart_kernel(now=True))
+            await ensure_async(self.client.kc.wait_for_ready(timeout=120))
+        run_sync(restart)()
+
+
 def errors_in(nb: nbformat.NotebookNode) -> list[CellError]:
     found = []
     for index, cell in enumerate(nb.cells):

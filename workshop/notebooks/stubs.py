@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import io
 import json
+import textwrap
 import tokenize
 
 from .markup import MarkupError, Region, cell_lines, parse_cell, python_source
@@ -27,15 +28,41 @@ DEFAULT_HINT = "write your code here"
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
+#: Longest line of a stub's comment and message (before the cell's indentation): JupyterLab at 1280 px shows
+#: about 110 characters of a code line, and a hint cut at the right edge is a hint nobody reads (issue 21).
+STUB_WIDTH = 100
+
+
 def todo_comment(todo: int, hints: tuple[str, ...]) -> list[str]:
-    """The `# TODO N: ...` lines that open every stub (relative indentation)."""
+    """The `# TODO N: ...` lines that open every stub (relative indentation), wrapped at STUB_WIDTH."""
     first, *rest = hints or (DEFAULT_HINT,)
-    return [f"# TODO {todo}: {first}"] + [f"#   {hint}" for hint in rest]
+    lines = textwrap.wrap(first, STUB_WIDTH, initial_indent=f"# TODO {todo}: ", subsequent_indent="#     ",
+                          break_long_words=False, break_on_hyphens=False)
+    for hint in rest:
+        lines += textwrap.wrap(hint, STUB_WIDTH, initial_indent="#   ", subsequent_indent="#     ",
+                               break_long_words=False, break_on_hyphens=False)
+    return lines
 
 
-def not_implemented(todo: int, hints: tuple[str, ...]) -> str:
+def not_implemented(todo: int, hints: tuple[str, ...]) -> list[str]:
+    """`raise NotImplementedError("TODO N: <first hint>")`, the message split into adjacent string literals when
+    the line would pass STUB_WIDTH (the message itself is unchanged)."""
     message = f"TODO {todo}: {(hints or (DEFAULT_HINT,))[0]}"
-    return f"raise NotImplementedError({json.dumps(message, ensure_ascii=False)})"
+    head = "raise NotImplementedError("
+    width = STUB_WIDTH - len(head) - 3
+    while True:                                    # narrower until the escaped literals fit (quotes, backslashes)
+        pieces = textwrap.wrap(message, width, drop_whitespace=False, replace_whitespace=False,
+                               break_long_words=False, break_on_hyphens=False) or [message]
+        if width <= 30 or all(len(json.dumps(p, ensure_ascii=False)) <= STUB_WIDTH - len(head) - 1 or " " not in p
+                              for p in pieces):
+            break
+        width -= 5
+    if "".join(pieces) != message:                 # never change the text: one literal, however long
+        pieces = [message]
+    lines = [(head if i == 0 else " " * len(head)) + json.dumps(piece, ensure_ascii=False)
+             for i, piece in enumerate(pieces)]
+    lines[-1] += ")"
+    return lines
 
 
 def stub_cell(source: str, regions: list[Region], todo: int, where: str) -> str:
@@ -53,7 +80,7 @@ def stub_cell(source: str, regions: list[Region], todo: int, where: str) -> str:
                                   f"{region.begin + 1}) must hold complete statements, not part of an expression")
         first_line = region.body_start + body_tree.body[0].lineno  # 1-based line in the cell
         if _innermost_scope(tree, first_line) == "function":
-            stub = [not_implemented(todo, region.hints)]
+            stub = not_implemented(todo, region.hints)
         else:
             stub = _cell_level_stub(body_tree.body, body, _tokens(body), "", todo, region.hints) or ["..."]
         replacement = todo_comment(todo, region.hints) + stub
@@ -136,7 +163,7 @@ def _definition_stub(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
         if not inner and not _is_docstring(first):
             inner = [body_indent + "..."]
         return out + inner
-    return out + [body_indent + not_implemented(todo, hints)]
+    return out + [body_indent + line for line in not_implemented(todo, hints)]
 
 
 def _header_end(tokens: list[tokenize.TokenInfo], def_line: int) -> tuple[int, int]:

@@ -19,10 +19,20 @@ from .search import search_knowledge_base as reference_search
 
 
 def reranker_label(conn: oracledb.Connection) -> str:
-    """Which reranker scored the results, from the model card the set-up recorded (WORKSHOP_META)."""
+    """Which reranker scored the results, from the model card the set-up recorded (WORKSHOP_META).
+
+    WORKSHOP_META is read by name through the session's schema, not looked up in USER_TABLES: on part 07's
+    read-only session (a second user whose CURRENT_SCHEMA is the workshop's) USER_TABLES is empty, and the
+    table is readable through its READ grant."""
     from workshop import config
-    from workshop.setup import read_meta
-    meta = read_meta(conn)
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT key, value FROM workshop_meta WHERE key IN ('reranker_model', 'reranker_label')")
+            meta = dict(cur.fetchall())
+    except oracledb.DatabaseError as exc:
+        if getattr(exc.args[0] if exc.args else None, "code", None) != 942:     # ORA-00942: not set up yet
+            raise
+        meta = {}
     name = config.reranker_model_name()
     if meta.get("reranker_model") != name or "reranker_label" not in meta:
         return f"{name} (no model card recorded: run python -m workshop.setup)"

@@ -119,6 +119,28 @@ def to_timestamp_tz(text: object, fmt: object = MISSING, nlsparam: object = None
     return _to_datetime(text, fmt, nlsparam, TIMESTAMP_TZ, DEFAULT_TIMESTAMP_TZ_FORMAT)
 
 
+def _cast_datetime(value: object, kind: str) -> str | None:
+    """CAST(x AS DATE | TIMESTAMP): a datetime keeps its instant (DATE drops the fraction), character data is
+    read in the default format as TO_DATE / TO_TIMESTAMP read it."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, (_dt.datetime, _dt.date)) or is_datetime_text(value):
+        parsed = datetime_value(value)
+        assert parsed is not None
+        return render(parsed[0].replace(microsecond=0) if kind == DATE else parsed[0], kind)
+    return to_date(value) if kind == DATE else to_timestamp(value)
+
+
+def cast_date(value: object) -> str | None:
+    """CAST(x AS DATE)."""
+    return _cast_datetime(value, DATE)
+
+
+def cast_timestamp(value: object) -> str | None:
+    """CAST(x AS TIMESTAMP)."""
+    return _cast_datetime(value, TIMESTAMP)
+
+
 def _is_datetime(value: object) -> bool:
     return isinstance(value, (_dt.datetime, _dt.date)) or is_datetime_text(value)
 

@@ -148,9 +148,20 @@ def current_date() -> str:
     return date_text(_dt.datetime.now())
 
 
-def systimestamp() -> str:
-    """SYSTIMESTAMP: local time with its UTC offset."""
-    return timestamp_text(_dt.datetime.now().astimezone(), with_tz=True)
+def systimestamp(precision: object = None) -> str:
+    """SYSTIMESTAMP[(p)]: local time with its UTC offset, p fractional digits (6 by default)."""
+    return timestamp_text(_cut(_dt.datetime.now().astimezone(), _precision(precision)), with_tz=True)
+
+
+def sys_extract_utc(value: object) -> str | None:
+    """SYS_EXTRACT_UTC(datetime_with_timezone): the UTC time of the value as a TIMESTAMP (SQL Language Reference,
+    SYS_EXTRACT_UTC; a value without a zone is taken in the session time zone). Comparing two such values never
+    involves a session time zone, which comparing a TIMESTAMP with SYSTIMESTAMP does."""
+    parsed = datetime_value(value)
+    if parsed is None:
+        return None
+    moment = parsed[0] if parsed[0].tzinfo else parsed[0].replace(tzinfo=local_tz())
+    return timestamp_text(moment.astimezone(_dt.timezone.utc).replace(tzinfo=None))
 
 
 def current_timestamp(precision: object = None) -> str:

@@ -71,9 +71,12 @@ SCALAR_FUNCTIONS: dict[str, tuple[Callable[..., object], int]] = {
     "TO_DATE": (conversions.to_date, -1),
     "TO_TIMESTAMP": (conversions.to_timestamp, -1),
     "TO_TIMESTAMP_TZ": (conversions.to_timestamp_tz, -1),
+    "CAST_DATE": (conversions.cast_date, 1),
+    "CAST_TIMESTAMP": (conversions.cast_timestamp, 1),
     # datetimes
     "SYSDATE": (datetimes.sysdate, 0),
-    "SYSTIMESTAMP": (datetimes.systimestamp, 0),
+    "SYSTIMESTAMP": (datetimes.systimestamp, -1),
+    "SYS_EXTRACT_UTC": (datetimes.sys_extract_utc, 1),
     "CURRENT_DATE": (datetimes.current_date, 0),
     "CURRENT_TIMESTAMP": (datetimes.current_timestamp, -1),
     "LOCALTIMESTAMP": (datetimes.localtimestamp, -1),

@@ -96,7 +96,7 @@ def install(engine: "Engine") -> None:
 
     # -------------------------------------------------------------- DBMS_HYBRID_VECTOR.SEARCH
     searcher = Searcher(db, embed=embed, text_search=engine.hooks.text_search,
-                        text_info=lambda name: get_text_index(db, name))
+                        text_info=lambda name: get_text_index(db, name), visible=engine.visible_rowids)
     engine.register("ORA_HYBRID_VECTOR_SEARCH", searcher.run, 1)
     engine.map_function("DBMS_HYBRID_VECTOR.SEARCH", "ORA_HYBRID_VECTOR_SEARCH", "CLOB")
     engine.register_table_function("DBMS_HYBRID_VECTOR.SEARCHPIPELINE", [c.upper() for c in PIPELINE_COLUMNS],

@@ -114,8 +114,11 @@ def _number(value: float):
 
 
 class Searcher:
-    def __init__(self, db: sqlite3.Connection, *, embed: Callable, text_search: Callable, text_info: Callable):
+    def __init__(self, db: sqlite3.Connection, *, embed: Callable, text_search: Callable, text_info: Callable,
+                 visible: Callable[[str], set[int] | None] = lambda table: None):
         self.db = db
+        #: the rowids of a table the session's row-level security policies let it read (None: no policy)
+        self.visible = visible
         self.embed = embed
         self.text_search = text_search
         self.text_info = text_info
@@ -148,9 +151,17 @@ class Searcher:
     def search(self, spec: SearchSpec, info: hybrid_index.HybridIndex) -> list[Result]:
         pool = max(100, 10 * spec.top_n)
         chunk_mode = spec.mode == "CHUNK"
-        text_hits = self._text_hits(spec, info) if spec.text is not None else None
+        # Oracle runs the search as SQL over the table (DBMS_HYBRID_VECTOR.GET_SQL), so the session's VPD
+        # policies filter both searches before anything is ranked: rows the session may not read are never
+        # candidates, in the keyword and in the semantic search alike.
+        allowed = self.visible(info.table_name)
+        text_hits = self._text_hits(spec, info, allowed) if spec.text is not None else None
         if spec.vector is not None:
             rids, cids, matrix, texts = hybrid_index.chunks(self.db, info)
+            if allowed is not None:
+                keep = np.array([int(r) in allowed for r in rids.tolist()], dtype=bool)
+                rids, cids, matrix = rids[keep], cids[keep], matrix[keep] if len(matrix) else matrix
+                texts = [t for t, k in zip(texts, keep.tolist()) if k]
             chunk_scores = self._chunk_scores(spec, info, matrix)
         else:   # keyword only: the chunks are needed only for chunk_text / chunk_id of the hits
             kept = sorted(text_hits.items(), key=lambda kv: (-kv[1], kv[0]))[:spec.text.result_max or pool]
@@ -212,7 +223,7 @@ class Searcher:
                                      f"Encountered ({matrix.shape[1]}, {query.shape[0]})")
         return semantic_scores(matrix, query) if matrix.shape[0] else np.zeros(0)
 
-    def _text_hits(self, spec: SearchSpec, info) -> dict[int, float]:
+    def _text_hits(self, spec: SearchSpec, info, allowed: set[int] | None = None) -> dict[int, float]:
         query = spec.text.contains
         if query is None:
             query = contains_from_text(spec.text.search_text, self.text_info(info.index_name).stopwords)
@@ -224,7 +235,7 @@ class Searcher:
         marks = ",".join("?" * len(hits))
         live = {r[0] for r in self.db.execute(
             f"SELECT rowid FROM {hybrid_index.q(info.table_name)} WHERE rowid IN ({marks})", list(hits))}
-        return {rid: float(score) for rid, score in hits.items() if rid in live}
+        return {rid: float(score) for rid, score in hits.items() if rid in live and (allowed is None or rid in allowed)}
 
     # ------------------------------------------------------------------ fusion and scores
     def _fuse(self, spec, info, results: list[Result], rids, matrix, chunk_scores) -> list[Result]:
