@@ -156,3 +156,27 @@ def test_hnsw_index_mmr_and_the_text_retriever_async_answer_as_sync(database, sy
     assert mmr == _docs(sync_vs.max_marginal_relevance_search("vector search", k=2, fetch_k=4))
     assert text == _docs(OracleTextSearchRetriever(vector_store=sync_vs, k=3).invoke("oracle"))
     assert {t for t, _ in text} == {t for t in TEXTS if "Oracle" in t} and left == 0
+
+
+def test_a_failed_cleanup_on_the_sync_session_leaves_no_lock_for_the_async_one(database, sync_conn, embeddings):
+    """langchain-oracledb's own async hybrid tests clean up on a sync session first (drop_preference of a
+    preference that is not there, then drop_table_purge) and then build on an async session. On Oracle the
+    failed DBMS_VECTOR_CHAIN.DROP_PREFERENCE leaves that session holding nothing; here it once kept SQLite's write
+    lock, and the async session's CREATE TABLE waited out the busy timeout: ORA-00054 (the 12 failures)."""
+    from langchain_oracledb.retrievers.hybrid_search import drop_preference
+    from langchain_oracledb.vectorstores.utils import drop_index, drop_table_purge
+
+    for cleanup in (lambda: drop_index(sync_conn, "ALC_GONE_IDX"), lambda: drop_preference(sync_conn, "ALC_GONE"),
+                    lambda: drop_table_purge(sync_conn, "ALC_AFTER")):
+        try:
+            cleanup()
+        except Exception:  # noqa: BLE001 - as the upstream fixture does: it only tidies up
+            pass
+    assert not sync_conn.transaction_in_progress
+
+    async def case():
+        async with connect_async(database, busy_timeout=1) as conn:
+            vs = await OracleVS.afrom_texts(TEXTS[:2], embeddings, METAS[:2], client=conn, table_name="ALC_AFTER",
+                                            distance_strategy=DistanceStrategy.COSINE, ids=IDS[:2])
+            return _docs(await vs.asimilarity_search(TEXTS[1], k=1))
+    assert run(case()) == [(TEXTS[1], METAS[1])]

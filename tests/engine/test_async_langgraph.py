@@ -1,4 +1,4 @@
-"""langgraph-oracledb 1.0.2's AsyncOracleSaver, unmodified, on the embedded engine's async door: setup (twice),
+"""langgraph-oracledb 1.0.2's AsyncOracleSaver (and AsyncOracleStore), unmodified, on the embedded engine's async door: setup (twice),
 a graph interrupted and resumed from a new connection (or a pool), alist / aget_tuple / adelete_thread, and
 channel values big enough to go to the BLOB table (AsyncLOBs from createlob, bound by executemany). What the
 async saver wrote is read back by the sync OracleSaver on the same file and must be the same state."""
@@ -101,3 +101,28 @@ def test_adelete_thread_removes_only_that_thread(db_path):
             return counts
     counts = asyncio.run(case())
     assert counts["drop"] == 0 and counts["keep"] >= 2
+
+
+def test_async_oracle_store_put_get_search(db_path):
+    """langgraph-oracledb's AsyncOracleStore: setup (twice), aput/aget/adelete, asearch with a filter (the
+    string binds of $gt compared as Oracle compares them)."""
+    from langgraph_oracledb.store.oracle import AsyncOracleStore
+
+    async def case():
+        async with connect_async(db_path) as conn:
+            store = AsyncOracleStore(conn)
+            await store.setup()
+            await store.setup()
+            await store.aput(("users", "1"), "prefs", {"theme": "dark", "n": 5})
+            await store.aput(("users", "1"), "other", {"theme": "light", "n": 12})
+            await store.aput(("users", "2"), "prefs", {"theme": "dark", "n": 7})
+            got = (await store.aget(("users", "1"), "prefs")).value
+            dark = sorted((i.namespace, i.key) for i in await store.asearch(("users",), filter={"theme": "dark"}))
+            above = sorted((i.namespace, i.key) for i in await store.asearch(("users",), filter={"n": {"$gt": 6}}))
+            await store.adelete(("users", "1"), "prefs")
+            return got, dark, above, await store.aget(("users", "1"), "prefs")
+    got, dark, above, gone = asyncio.run(case())
+    assert got == {"theme": "dark", "n": 5}
+    assert dark == [(("users", "1"), "prefs"), (("users", "2"), "prefs")]
+    assert above == [(("users", "1"), "other"), (("users", "2"), "prefs")]
+    assert gone is None
