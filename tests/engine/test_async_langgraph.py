@@ -126,3 +126,38 @@ def test_async_oracle_store_put_get_search(db_path):
     assert dark == [(("users", "1"), "prefs"), (("users", "2"), "prefs")]
     assert above == [(("users", "1"), "other"), (("users", "2"), "prefs")]
     assert gone is None
+
+
+def test_async_oracle_store_vector_search_answers_as_the_sync_store(db_path):
+    """AsyncOracleStore with a vector index (the in-database model through OracleEmbeddings on a sync session):
+    asearch(query=) ranks as the sync OracleStore.search does on the same rows."""
+    import json
+
+    from langchain_oracledb import OracleEmbeddings
+    from langgraph_oracledb.store.oracle import AsyncOracleStore, OracleStore
+
+    from workshop import models
+
+    sync = connect(db_path)
+    with sync.cursor() as cur:
+        cur.execute("BEGIN DBMS_VECTOR.LOAD_ONNX_MODEL(:name, :blob, JSON(:meta)); END;", name="ALL_MINILM_L6_V2",
+                    blob=models.ensure_embedding_model().read_bytes(), meta=json.dumps(models.embedding_metadata()))
+    embed = OracleEmbeddings(conn=sync, params={"provider": "database", "model": "ALL_MINILM_L6_V2"})
+    index = {"dims": 384, "embed": embed, "fields": ["text"]}
+    texts = {"a": "Oracle vector search with HNSW index", "b": "Recipes for dinner", "c": "Graph retrieval over papers"}
+
+    async def case():
+        async with connect_async(db_path) as conn:
+            store = AsyncOracleStore(conn, index=index)
+            await store.setup()
+            for key, text in texts.items():
+                await store.aput(("docs",), key, {"text": text})
+            return [(r.key, round(r.score, 6)) for r in await store.asearch(("docs",), query="vector index", limit=2)]
+    found = asyncio.run(case())
+    try:
+        sync_store = OracleStore(sync, index=index)
+        sync_store.setup()                                   # (finds the tables the async store made)
+        expected = [(r.key, round(r.score, 6)) for r in sync_store.search(("docs",), query="vector index", limit=2)]
+    finally:
+        sync.close()
+    assert found == expected and found[0][0] == "a"
