@@ -56,7 +56,8 @@ def main() -> None:
         if args.queries:
             golden = golden[: args.queries]
         load_before = os.getloadavg()
-        runs = ablation.run_strategies(conn, golden)
+        names = ("vector", "lexical", *list(strategies.STRATEGIES)[1:])
+        runs = ablation.run_strategies(conn, golden, names)
         scores = ablation.score_runs(runs, golden)
         title = None
         if not args.no_title:
@@ -77,8 +78,13 @@ def main() -> None:
         print(f"machine:   {os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, {load_after[0]:.2f} "
               "after (shared machine: latency is indicative)\n")
         print(ablation.summary_table(scores, runs).round(3).to_string(), "\n")
-        print("NDCG@10 per intent")
-        print(ablation.per_intent(scores).round(3).to_string(), "\n")
+        print("NDCG@10 per half (development / held-out, golden v2's `split`) and intent")
+        if args.golden == 2:
+            print(ablation.by_split(scores).round(3).to_string(), "\n")
+            print("what each stage adds, NDCG@10, paired bootstrap 95% CI per half and intent")
+            print(ablation.stage_differences(scores).to_string(), "\n")
+        else:
+            print(ablation.per_intent(scores).round(3).to_string(), "\n")
         print("difference from vector (paired bootstrap, 10,000 resamples, seed 2026)")
         print(ablation.differences(scores, "vector").round(3).to_string(index=False))
         print("\nunanswerable questions: share with a trap in the top 10 (the answers must not come from elsewhere)")

@@ -55,6 +55,13 @@ def check_subjects_sql(conn: oracledb.Connection, subjects_sql: str | None) -> s
         _insert_probes(conn)
         probed = _run(conn, subjects_sql)
     counts.update(subject for _, subject in PROBES)
+    probed_counts = dict(map(tuple, probed))
+    if PROBE_SUBJECT not in probed_counts and probed_counts.get("cs.AI") == counts["cs.AI"]:
+        fail(f"with a probe paper of a new subject ({PROBE_SUBJECT}) added to PAPERS, the query leaves that subject "
+             f"out: "
+             "a row limit (FETCH FIRST) or a filter keeps only the subjects there are today",
+             ("Every subject gets its row, however many there are: no row limit, no WHERE (section 6).",
+              "SELECT primary_subject, COUNT(*) AS papers FROM papers GROUP BY primary_subject ORDER BY papers DESC"))
     if sorted(map(tuple, probed)) != sorted(counts.items()):
         fail(f"with {len(PROBES)} probe papers added to PAPERS (one of the new subject {PROBE_SUBJECT}), the query "
              "still returns the same counts: it does not count the rows of PAPERS",

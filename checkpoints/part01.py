@@ -187,12 +187,16 @@ def check_paper_vectors(conn: oracledb.Connection) -> str:
            "SELECT arxiv_id, title, primary_subject from PAPERS in the same order as your column list.")
     empty = _scalar(conn, f"SELECT COUNT(*) FROM {TABLE} WHERE embedding IS NULL")
     expect(empty == 0, f"{empty} rows have no embedding (NULL)",
-           f"Compute it in the INSERT: VECTOR_EMBEDDING({model_name()} USING title || '. ' || abstract AS data).")
+           ("The database computes each row's embedding in the INSERT ... SELECT itself (section 4, 'your own vector "
+            "table').",
+                f"Compute it in the INSERT: VECTOR_EMBEDDING({model_name()} USING title || '. ' || abstract AS data)."))
     far = _scalar(conn, f"""SELECT COUNT(*) FROM {TABLE} v JOIN papers p ON p.arxiv_id = v.arxiv_id
         WHERE VECTOR_DISTANCE(v.embedding, p.embedding, COSINE) > :limit""", {"limit": OWN_TEXT_DISTANCE})
     expect(far == 0, f"{far} of {papers} embeddings are not embeddings of their paper's title and abstract "
                      f"(cosine distance to PAPERS.EMBEDDING above {OWN_TEXT_DISTANCE})",
-           f"Embed each row's own text: VECTOR_EMBEDDING({model_name()} USING title || '. ' || abstract AS data).")
+           ("Each row is embedded from its own paper's title and abstract, in the same statement (section 4).",
+                f"Embed each row's own text: VECTOR_EMBEDDING({model_name()} USING title || '. ' || abstract AS "
+                f"data)."))
     return f"{papers} rows, VECTOR(384, FLOAT32), PRIMARY KEY (ARXIV_ID), committed"
 
 
@@ -357,8 +361,10 @@ def check_papers_store(conn: oracledb.Connection, papers_vs: Any, search_store: 
 
     expect_filled(papers_vs, "papers_vs")
     expect(isinstance(papers_vs, OracleVS), f"papers_vs is a {type(papers_vs).__name__}, expected an OracleVS",
-           "Create it with OracleVS.from_documents(docs, embeddings, client=conn, table_name=STORE_TABLE, "
-           "distance_strategy=DistanceStrategy.COSINE).")
+           ("The store is langchain-oracledb's OracleVS, built from the documents with the database embeddings "
+            "(section 7).",
+                "Create it with OracleVS.from_documents(docs, embeddings, client=conn, table_name=STORE_TABLE, "
+           "distance_strategy=DistanceStrategy.COSINE)."))
     expect(papers_vs.table_name == f'"{STORE_TABLE}"',
            f"papers_vs stores its rows in {papers_vs.table_name}, expected {STORE_TABLE}",
            "Pass table_name=STORE_TABLE ('PAPERS_VS', upper case: langchain-oracledb quotes the name).")

@@ -90,11 +90,13 @@ def check_hybrid_prefilter(conn: oracledb.Connection, hybrid_prefilter_search: C
         expect(len(rows) <= k, f"{call} returned {len(rows)} rows, expected at most k = {k}",
                "Limit the result with FETCH FIRST :k ROWS ONLY (bind k).")
         expect_keys(rows, ["arxiv_id", "title", "distance", "keyword_score"], what="row",
-                    hint="Return arxiv_id, title, distance and keyword_score (SCORE(1), the label of CONTAINS(..., 1)).")
+                    hint="Return arxiv_id, title, distance and keyword_score (SCORE(1), the label of CONTAINS(..., "
+                         "1)).")
         matching = _contains(conn, keywords)
         outside = [r["arxiv_id"] for r in rows if r["arxiv_id"] not in matching]
         expect(not outside, f"{call} returned papers whose abstract does not contain {keywords}: {outside[:3]}",
-               "The keyword condition belongs in the WHERE clause: CONTAINS(abstract, :keywords, 1) > 0.")
+               ('A pre-filter is a WHERE condition: only keyword matches are ranked by distance (section 3).',
+                "The keyword condition belongs in the WHERE clause: CONTAINS(abstract, :keywords, 1) > 0."))
         expect_ordered_by(rows, "distance", what="rows",
                           hint="Order the keyword matches by vector distance (ascending), not by SCORE.")
         pool = sorted(matching)
@@ -142,8 +144,10 @@ def check_coauthor_papers(conn: oracledb.Connection, coauthor_papers: Callable[.
         if missing or extra:
             fail(f"{call} returned {len(rows)} papers, expected {len(expected)} (missing {missing[:3]}, unexpected "
                  f"{extra[:3]})",
-                 "Follow the edges the way they point: an author WROTE a paper, (a IS author) -[IS wrote]-> "
-                 "(p IS paper); from the seed that is <-[IS wrote]- then -[IS wrote]->.")
+                 ('Edges have a direction: an author WROTE a paper, so from the seed you walk back to its authors, '
+                  'then forward to their papers (section 5).',
+                "Follow the edges the way they point: an author WROTE a paper, (a IS author) -[IS wrote]-> "
+                 "(p IS paper); from the seed that is <-[IS wrote]- then -[IS wrote]->."))
         wrong_counts = [(r["arxiv_id"], r["shared_authors"], dict(expected)[r["arxiv_id"]]) for r in rows
                         if r["shared_authors"] != dict(expected)[r["arxiv_id"]]]
         expect(not wrong_counts, f"{call}: wrong shared_authors (id, yours, expected) {wrong_counts[:3]}",

@@ -51,9 +51,11 @@ HOSTILE = "It's a \"probe\"; DROP TABLE conversation_memory; -- :id &x ünïcød
 CLOCK_SLACK = timedelta(minutes=10)
 DISTANCE_TOLERANCE = 1e-4
 
-STORES_HINT = ("Create the five stores as in the TODO: OracleVS(conn, embeddings, \"KNOWLEDGE_BASE_VS\", "
+STORES_HINT = ('One OracleVS per memory type, with the database embeddings, the cosine distance and upserts (section '
+               '4).',
+               ("Create the five stores as in the TODO: OracleVS(conn, embeddings, \"KNOWLEDGE_BASE_VS\", "
                "DistanceStrategy.COSINE, mutate_on_duplicate=True), and so on, in a dict keyed knowledge_base, "
-               "workflow, toolbox, entity, summary.")
+               "workflow, toolbox, entity, summary."))
 
 
 # --------------------------------------------------------------------------- helpers
@@ -403,7 +405,13 @@ def conversation_table_in_database(conn: oracledb.Connection) -> str:
     return "CONVERSATION_MEMORY and its (THREAD_ID, CREATED_AT) index"
 
 
-@checkpoint("create the CONVERSATION_MEMORY table and its thread index", live=conversation_table_in_database)
+@checkpoint("create the CONVERSATION_MEMORY table and its thread index", live=conversation_table_in_database, hint=(
+    'An identity key, a JSON column and an insert-time timestamp, plus an index for reading one thread by'
+         " time (section 1, 'The conversation table').",
+    'CREATE TABLE IF NOT EXISTS conversation_memory (id NUMBER GENERATED ALWAYS AS IDENTITY PRIMARY KEY, '
+         'thread_id VARCHAR2(100) NOT NULL, role VARCHAR2(20) NOT NULL, content CLOB NOT NULL, metadata JSON, '
+         'created_at TIMESTAMP WITH TIME ZONE DEFAULT SYSTIMESTAMP NOT NULL, summary_id VARCHAR2(100)); CREATE'
+         ' INDEX IF NOT EXISTS ... ON conversation_memory (thread_id, created_at).'))
 def check_conversation_table(conn: oracledb.Connection, conversation_ddl: str,
                              conversation_index_ddl: str | None = None) -> str:
     """Both statements are checked twice: as written, on a scratch table (so a wrong statement cannot pass
@@ -448,7 +456,8 @@ def check_conversation_table(conn: oracledb.Connection, conversation_ddl: str,
 
 # --------------------------------------------------------------------------- TODO 2
 JSON_BIND_HINT = ["python-oracledb must be told that a dict is meant for a JSON column (section 2, 'declare the "
-                  "JSON bind').", "Declare the bind before executing: cur.setinputsizes(metadata=oracledb.DB_TYPE_JSON) (or bind "
+                  "JSON bind').", "Declare the bind before executing: "
+                                  "cur.setinputsizes(metadata=oracledb.DB_TYPE_JSON) (or bind "
                   "json.dumps(metadata), JSON text that Oracle parses into the JSON column)."]
 RETURNING_HINT = ["The INSERT itself can hand back the id the database generated (section 2: RETURNING ... INTO).",
                   "Add RETURNING id INTO :new_id to the INSERT, bind new_id = cur.var(int), and return "
@@ -476,7 +485,12 @@ def _insert_of_call(recorder: RecordingConnection, before: int, call: str) -> St
     return inserts[0]
 
 
-@checkpoint("write a turn with INSERT ... RETURNING id INTO")
+@checkpoint("write a turn with INSERT ... RETURNING id INTO", hint=(
+    'The INSERT binds every value, declares the dict as JSON and hands back the new id itself (section 2,'
+         " 'Writing a turn').",
+    'new_id = cur.var(int); cur.setinputsizes(metadata=oracledb.DB_TYPE_JSON); INSERT ... VALUES '
+         '(:thread_id, :role, :content, :metadata) RETURNING id INTO :new_id; conn.commit(); return '
+         'new_id.getvalue()[0].'))
 def check_write_conversation(conn: oracledb.Connection, write_conversation: Callable) -> str:
     _expect_function(write_conversation, "write_conversation")
     expect_table(conn, TABLE)
@@ -538,7 +552,8 @@ def check_write_conversation(conn: oracledb.Connection, write_conversation: Call
                "Pass the text as a bind variable (:content), never by formatting it into the SQL string.")
         expect(got_meta == metadata, f"the metadata came back as {got_meta!r}, expected {metadata!r}",
                "Bind the metadata to the JSON column (declared as DB_TYPE_JSON, or as JSON text); it may be None.")
-        expect(created_at is not None, "CREATED_AT is empty", "Leave created_at out of the INSERT: its default fills it.")
+        expect(created_at is not None, "CREATED_AT is empty", "Leave created_at out of the INSERT: its default fills "
+                                                              "it.")
         expect(second > first, f"the second turn got id {second}, not more than the first ({first})",
                "Let the identity column number the turns: do not insert an id yourself.")
         (_, _, role2, content2, meta2, _), = seen[second]
@@ -609,12 +624,17 @@ def _expect_turns(got: list[str], want: list[str], others: list[str], call: str,
              "Return them oldest first (the order a prompt needs): ORDER BY created_at, id (id breaks ties; ids are "
              "not in time order when turns are stored late).")
     fail(f"{call} returned {got}, expected the newest {len(want)} turns, oldest first: {want}",
-         "Take the newest turns (ORDER BY created_at DESC, id DESC FETCH FIRST :limit ROWS ONLY in an inline "
-         "view), then ORDER BY created_at, id outside it: the newest by time, not by id." if got else
+         ("Two orderings in one query: the newest by time inside an inline view, then oldest first outside it "
+          "(section 3, 'Reading a thread').", "Take the newest turns (ORDER BY created_at DESC, id DESC FETCH FIRST "
+          ":limit ROWS ONLY in an inline view), then ORDER BY created_at, id outside it.") if got else
          "Select the thread's turns: SELECT ... FROM conversation_memory WHERE thread_id = :thread_id.")
 
 
-@checkpoint("read a thread's newest turns, oldest first")
+@checkpoint("read a thread's newest turns, oldest first", hint=(
+    "The newest turns of one thread, by time, returned oldest first: two orderings (section 3, 'Reading a"
+         " thread').",
+    'SELECT ... FROM (SELECT ... FROM conversation_memory WHERE thread_id = :thread_id ORDER BY '
+         'created_at DESC, id DESC FETCH FIRST :limit ROWS ONLY) ORDER BY created_at, id.'))
 def check_read_conversation(conn: oracledb.Connection, read_conversation: Callable) -> str:
     _expect_function(read_conversation, "read_conversation")
     expect_table(conn, TABLE)
@@ -651,8 +671,9 @@ def _model_dimensions(conn: oracledb.Connection) -> int:
 
 
 INDEX_HINT_FIRST = "Each store needs one HNSW index with a fixed name, so that a second run finds it (section 4)."
-INDEX_HINT = ("For each store: create_index(conn, store, params={'idx_name': f'{table}_HNSW', 'idx_type': 'HNSW'}). "
-              "The fixed name lets create_index see that the index exists when the cell runs again.")
+INDEX_HINT = ('Each store gets its own HNSW index, under a fixed name so a rerun finds it (section 4).',
+              ("For each store: create_index(conn, store, params={'idx_name': f'{table}_HNSW', 'idx_type': 'HNSW'}). "
+              "The fixed name lets create_index see that the index exists when the cell runs again."))
 
 
 def _store_indexes(conn: oracledb.Connection) -> dict[str, list[tuple[str, str]]]:
@@ -695,7 +716,12 @@ def store_indexes_in_database(conn: oracledb.Connection) -> str:
     return "five store tables, one HNSW index each"
 
 
-@checkpoint("the five OracleVS stores, each with an HNSW index", live=store_indexes_in_database)
+@checkpoint("the five OracleVS stores, each with an HNSW index", live=store_indexes_in_database, hint=(
+    'One store per memory type: database embeddings, cosine distance, upserts, and an HNSW index each '
+         '(section 4).',
+    'OracleVS(conn, embeddings, table, DistanceStrategy.COSINE, mutate_on_duplicate=True) per '
+         "STORE_TABLES entry; create_index(conn, store, params={'idx_name': f'{table}_HNSW', 'idx_type': "
+         "'HNSW'})."))
 def check_stores(conn: oracledb.Connection, stores: Any, index_stores: Callable | None = None) -> str:
     from langchain_oracledb import OracleEmbeddings, OracleVS
     from langchain_oracledb.vectorstores.utils import DistanceStrategy
@@ -746,7 +772,10 @@ def check_stores(conn: oracledb.Connection, stores: Any, index_stores: Callable 
 
 
 # --------------------------------------------------------------------------- TODO 5
-@checkpoint("write to the knowledge base")
+@checkpoint("write to the knowledge base", hint=(
+    'A fact goes into the knowledge_base store with its metadata; the store gives back its id (section '
+         '5).',
+    "ids = stores['knowledge_base'].add_texts([text], metadatas=[metadata or {}]); return ids[0]."))
 def check_write_knowledge(conn: oracledb.Connection, stores: Any, write_knowledge: Callable) -> str:
     _expect_function(write_knowledge, "write_knowledge")
     _store(stores, "knowledge_base")
@@ -767,7 +796,8 @@ def check_write_knowledge(conn: oracledb.Connection, stores: Any, write_knowledg
         wrong = _missing_metadata(stored_meta, metadata)
         expect(not wrong, f"the metadata is missing or differs for {sorted(wrong)} (stored: "
                f"{ {k: v for k, v in stored_meta.items() if k != INTERNAL_ID_KEY} })",
-               "Pass the metadata along: add_texts([text], metadatas=[metadata]).")
+               ("A record's metadata travels with its text into the store (section 5).",
+                "Pass the metadata along: add_texts([text], metadatas=[metadata])."))
         _record_id(returned, "write_knowledge", stored_meta.get(INTERNAL_ID_KEY))
         expect(_embedded_from_text(conn, "KNOWLEDGE_BASE_VS", where, binds),
                "the stored vector is not the in-database embedding of the text",
@@ -842,7 +872,10 @@ def _expect_nearest_with_ties(got: list[dict], want: list[tuple[str, dict, float
                "Return the score that similarity_search_with_score gives with each document.")
 
 
-@checkpoint("search the knowledge base (k and a metadata filter)")
+@checkpoint("search the knowledge base (k and a metadata filter)", hint=(
+    'The store searches with k and the filter in SQL and returns (document, distance) pairs (section 6).',
+    "results = stores['knowledge_base'].similarity_search_with_score(query, k=k, filter=filter); one dict"
+         ' per (doc, distance).'))
 def check_read_knowledge(conn: oracledb.Connection, stores: Any, read_knowledge: Callable) -> str:
     _expect_function(read_knowledge, "read_knowledge")
     store = _store(stores, "knowledge_base")
@@ -864,26 +897,31 @@ def check_read_knowledge(conn: oracledb.Connection, stores: Any, read_knowledge:
             recorded = recording_stores(stores)
             records = _knowledge_records(read_knowledge(recorded, KNOWLEDGE_QUERY, k=k, filter=flt), call)
             expect_at_most_k(records, k, what="results",
-                             hint="Pass k on to the store: similarity_search_with_score(query, k=k, filter=filter).")
+                             hint=("The store returns at most k results: k is the search's own argument (section 6).",
+                                  "Pass k on to the store: similarity_search_with_score(query, k=k, filter=filter)."))
             pool = [r for r in reference if matches(r[1])]
             outside = [r for r in records if _text(r["text"]) not in {p[0] for p in pool}
                        or not matches({**{"topic": None, "rank": 0}, **(r["metadata"] or {})})]
             if outside:
                 fail(f"{call} returned a record that does not match the filter: {_text(outside[0]['text'])!r}",
-                     "Pass the filter on to the store: similarity_search_with_score(query, k=k, filter=filter).")
+                     ('The store applies the filter in SQL, before its top-k limit (section 6).',
+                "Pass the filter on to the store: similarity_search_with_score(query, k=k, filter=filter)."))
             searches = recorded["knowledge_base"].searches()
             expect(searches, f"{call} did not search stores['knowledge_base']",
-                   "Call stores['knowledge_base'].similarity_search_with_score(query, k=k, filter=filter).")
+                   ('Knowledge is searched in its own store, the knowledge_base one (section 6).',
+                "Call stores['knowledge_base'].similarity_search_with_score(query, k=k, filter=filter)."))
             asked = [(4 if c.k is None else c.k, c.filter) for c in searches]   # 4: OracleVS's default k
             if not any(a_k == k and a_filter == flt for a_k, a_filter in asked):
                 a_k, a_filter = asked[0]
                 if a_k == k:
                     fail(f"{call} did not pass the filter on to the store (it searched with filter={a_filter})",
-                         "Pass it on: similarity_search_with_score(query, k=k, filter=filter); the store applies it in "
-                         "SQL, before the top-k limit.")
+                         ('The store applies the filter in SQL, before its top-k limit (section 6).',
+                "Pass it on: similarity_search_with_score(query, k=k, filter=filter); the store applies it in "
+                         "SQL, before the top-k limit."))
                 fail(f"{call} asked the store for k={a_k} and filter={a_filter}: the filter and the limit must run in "
                      "the database, not as a slice or a filter in Python",
-                     "Pass both on: similarity_search_with_score(query, k=k, filter=filter).")
+                     ("k and the filter both belong to the store's search, so the database does the work (section 6).",
+                "Pass both on: similarity_search_with_score(query, k=k, filter=filter)."))
             _expect_nearest_with_ties(records, pool[:k], pool, call, k)
             for record in (r for r in records if "id" in r):      # the id is optional (the prose: "and id")
                 text = _text(record["text"])
@@ -914,8 +952,9 @@ def _check_workflow(meta: dict, text: str, query: str, steps: list[str], answer:
     visible = {k: v for k, v in meta.items() if k != INTERNAL_ID_KEY}
     missing = [key for key in WORKFLOW_KEYS if key not in meta]
     expect(not missing, f"the workflow metadata is missing {missing} (it has {visible})",
-           "metadata = {'query': query, 'num_steps': len(steps), 'success': success, 'timestamp': "
-           "datetime.now(timezone.utc).isoformat()}")
+           ("A workflow's metadata has four computed keys: query, num_steps, success, timestamp (section 7).",
+                "metadata = {'query': query, 'num_steps': len(steps), 'success': success, 'timestamp': "
+           "datetime.now(timezone.utc).isoformat()}"))
     expect(meta["query"] == query, f"metadata['query'] is {meta['query']!r}, expected {query!r}",
            "Store the query as given.")
     steps_count = meta["num_steps"]
@@ -931,17 +970,22 @@ def _check_workflow(meta: dict, text: str, query: str, steps: list[str], answer:
         moment = None
     expect(moment is not None and moment.tzinfo is not None,
            f"metadata['timestamp'] is {stamp!r}, not an ISO 8601 time with a time zone",
-           "Use datetime.now(timezone.utc).isoformat().")
+           ('An ISO 8601 time with its UTC offset sorts and compares anywhere (section 7).',
+                "Use datetime.now(timezone.utc).isoformat()."))
     expect(abs(moment - datetime.now(timezone.utc)) <= CLOCK_SLACK,
            f"metadata['timestamp'] {stamp} is not the time the workflow was written",
-           "Compute it when writing: datetime.now(timezone.utc).isoformat().")
+           ('Metadata is computed when the workflow is written (section 7).',
+                "Compute it when writing: datetime.now(timezone.utc).isoformat()."))
     absent = [part for part in (query, *steps, answer) if part not in text]
     if absent:
         fail(f"the workflow text does not contain {absent[0]!r}",
              "Build the text from the query, every step and the final answer, so a search can find them.")
 
 
-@checkpoint("write a workflow with computed metadata")
+@checkpoint("write a workflow with computed metadata", hint=(
+    "A workflow's metadata is computed when it is written, never typed (section 7, 'Workflow memory').",
+    "metadata = {'query': query, 'num_steps': len(steps), 'success': bool(success), 'timestamp': "
+         'datetime.now(timezone.utc).isoformat()}.'))
 def check_write_workflow(conn: oracledb.Connection, stores: Any, write_workflow: Callable) -> str:
     _expect_function(write_workflow, "write_workflow")
     _store(stores, "workflow")
@@ -985,7 +1029,11 @@ def check_write_workflow(conn: oracledb.Connection, stores: Any, write_workflow:
 
 
 # --------------------------------------------------------------------------- TODO 8
-@checkpoint("write an entity (one row per entity, updated in place)")
+@checkpoint("write an entity (one row per entity, updated in place)", hint=(
+    "A stable id from the entity's type and name makes a second write an update (section 8, 'Entity "
+         "memory').",
+    "stores['entity'].add_texts([f'{name} ({entity_type}): {description}'], metadatas=[{**(metadata or "
+         "{}), 'name': name, 'type': entity_type}], ids=[f'entity:{entity_type}:{name}'.lower()])."))
 def check_write_entity(conn: oracledb.Connection, stores: Any, write_entity: Callable) -> str:
     _expect_function(write_entity, "write_entity")
     _store(stores, "entity")
@@ -1005,9 +1053,11 @@ def check_write_entity(conn: oracledb.Connection, stores: Any, write_entity: Cal
         wrong = _missing_metadata(meta, {"name": name, "type": "person", "source": "checkpoint"})
         expect(not wrong, f"the entity's metadata is missing or differs for {sorted(wrong)} (stored: "
                f"{ {k: v for k, v in meta.items() if k != INTERNAL_ID_KEY} })",
-               "metadata = {**(metadata or {}), 'name': name, 'type': entity_type}")
+               ("An entity's metadata is the caller's plus its name and type (section 8).",
+                "metadata = {**(metadata or {}), 'name': name, 'type': entity_type}"))
         expect(name in text and first in text, f"the entity text {text!r} lacks the name or the description",
-               "Embed a text such as f'{name} ({entity_type}): {description}'.")
+               ('The embedded text names the entity, its type and its description (section 8).',
+                "Embed a text such as f'{name} ({entity_type}): {description}'."))
         _record_id(returned, "write_entity", meta.get(INTERNAL_ID_KEY))
         write_entity(stores, name, "person", second, {"source": "checkpoint"})
         rows = _store_rows(conn, "ENTITY_VS", where, binds, what="entity", expected_table_hint=hint, snapshot=snapshot)
@@ -1022,7 +1072,8 @@ def check_write_entity(conn: oracledb.Connection, stores: Any, write_entity: Cal
             write_entity(stores, twin, "element", "A metal that is liquid at room temperature.", None)
         except Exception as exc:  # noqa: BLE001 - the learner's error is the finding
             fail(f"write_entity(stores, name, entity_type, description, None) raised {type(exc).__name__}: {exc}",
-                 "metadata may be None (the default): start from {**(metadata or {}), ...}.")
+                 ('metadata=None is the default: the function must work without it (section 8).',
+                "metadata may be None (the default): start from {**(metadata or {}), ...}."))
         twins = _store_rows(conn, "ENTITY_VS", "DBMS_LOB.SUBSTR(text, 1000, 1) LIKE :p", {"p": f"%Mercury {token}%"},
                             what="entity", expected_table_hint=hint, snapshot=snapshot)
         expect(len(twins) == 2, f"two entities named {twin!r} (a planet and an element) left {len(twins)} row(s): one "

@@ -94,9 +94,12 @@ def _finance_schema(conn: oracledb.Connection) -> str:
 
 
 # --------------------------------------------------------------------------- TODO 1: scan_schema
-SCAN_HINT = ("One fact per commented table (USER_TAB_COMMENTS) and per commented column (USER_COL_COMMENTS) of "
+SCAN_HINT = ("A schema scan reads the dictionary's comments: one fact per commented table and column (section 2, "
+             "'Schema scan').",
+             ("One fact per commented table (USER_TAB_COMMENTS) and per commented column (USER_COL_COMMENTS) of "
              "the FINANCE_% tables: Fact(\"table\", \"FINANCE.LOANS\", ...) and Fact(\"column\", "
-             "\"FINANCE.LOANS.RATE_BP\", ...), each body the subject and its comment. Skip rows whose comment is NULL.")
+             "\"FINANCE.LOANS.RATE_BP\", ...), each body the subject and its comment. Skip rows whose comment is "
+             "NULL."))
 
 
 @contextmanager
@@ -222,7 +225,8 @@ def check_scan_schema(conn: oracledb.Connection, scan_schema: Callable) -> str:
             (comment,), = _rows(conn, "SELECT comments FROM user_col_comments WHERE table_name = :t "
                                       "AND column_name = :c", t=table, c=column)
             expect(comment in str(_field(f, "body")), f"the body of {subject} does not contain its column comment",
-                   "Put the comment text into the body: f\"Column {subject}: {comment}\".")
+                   ("A fact's body is what the search embeds: it names its subject and says its comment (section 2).",
+                "Put the comment text into the body: f\"Column {subject}: {comment}\"."))
         expect(probe_comments["PROBE_NOTE"] in str(_field(by_subject[f"{probe_subject}.PROBE_NOTE"], "body")),
                "a column fact's body does not contain its comment", "The body is the subject and the comment.")
         commented_columns = {f"FINANCE.{t[len('FINANCE_'):]}.{c}" for t, c in _rows(
@@ -238,8 +242,10 @@ def check_scan_schema(conn: oracledb.Connection, scan_schema: Callable) -> str:
                "Every row of USER_COL_COMMENTS with a comment becomes one column fact.")
         unnamed = [s for s, f in by_subject.items() if str(s) not in str(_field(f, "body"))]
         expect(not unnamed, f"the body of {unnamed[0] if unnamed else ''} does not name its subject: a search for "
-               "RATE_BP must find the text RATE_BP", "The body is the subject and the comment: "
-               "f\"Column {subject}: {comment}\".")
+               "RATE_BP must find the text RATE_BP", ("A fact's body is what the search embeds: it names its subject "
+                                                      "and says its comment (section 2).",
+                "The body is the subject and the comment: "
+               "f\"Column {subject}: {comment}\"."))
         fetched = sum(st.rows_fetched for st in recorder.statements if _reads_comments(st.sql))
         expect(fetched <= len(facts), f"scan_schema fetched {fetched} comment rows to make {len(facts)} facts: "
                "rows were filtered in Python after the query", "Let the database filter: comments IS NOT NULL and "
@@ -253,9 +259,11 @@ def check_scan_schema(conn: oracledb.Connection, scan_schema: Callable) -> str:
 
 
 # --------------------------------------------------------------------------- TODO 2: sync_knowledge
-SYNC_HINT = ("Upsert the publishable facts that are new or whose fingerprint changed with store.add_texts(..., "
+SYNC_HINT = ("A sync compares what the store holds with what should be there, by id and fingerprint (section 3, "
+             "'Keeping the store in step').",
+             ("Upsert the publishable facts that are new or whose fingerprint changed with store.add_texts(..., "
              "ids=[f.id ...]), delete the ids the store holds that are no longer wanted with store.delete(...), and "
-             "count inserted / updated / deleted / unchanged.")
+             "count inserted / updated / deleted / unchanged."))
 
 
 def _count(call: StoreCall) -> int:
@@ -327,7 +335,8 @@ def check_sync_knowledge(conn: oracledb.Connection, sync_knowledge: Callable) ->
         wrong_text = [(i, t) for i, _, t in held if i in bodies and t != bodies[i]]
         expect(not wrong_text, f"the store row of {wrong_text[0][0] if wrong_text else ''} holds "
                f"{(wrong_text[0][1] if wrong_text else '')!r} instead of the fact's body",
-               "Embed the body: store.add_texts([f.body for f in ...], ...).")
+               ("The store embeds each fact's body, the text a search should find (section 3).",
+                "Embed the body: store.add_texts([f.body for f in ...], ...)."))
         expect(sorted(ids) == want_ids, f"after the first sync the store holds {len(ids)} rows with ids "
                f"{sorted(set(ids))[:3]}..., expected the {len(want_ids)} publishable fact ids",
                "Pass ids=[f.id for f in ...] to add_texts so every row reuses its fact's id.")
@@ -375,6 +384,15 @@ def check_sync_knowledge(conn: oracledb.Connection, sync_knowledge: Callable) ->
         fourth = _report(sync_knowledge(conn, store, kept), "third sync")
         expect(not _writes(store) and fourth == {"inserted": 0, "updated": 0, "deleted": 0, "unchanged": 3},
                f"a third sync changed something ({fourth}): the sync is not idempotent")
+
+        store.calls.clear()                          # empty input: every fact withdrawn, so every row is stale
+        fifth = _report(sync_knowledge(conn, store, []), "sync of no facts")
+        expect(not rows() and fifth == {"inserted": 0, "updated": 0, "deleted": 3, "unchanged": 0},
+               f"a sync of no facts at all reported {fifth} and left {len(rows())} rows: when every fact is withdrawn, "
+               "every stored row is stale", ("Stale is whatever the store holds that is not wanted, also when nothing "
+                                             "is wanted (section 3).", "stale = [i for i in present if i not in "
+                                                                       "wanted]; "
+                                             "store.delete(stale) when there is any."))
     finally:
         conn.rollback()
         drop_table_purge(conn, table)
@@ -382,8 +400,10 @@ def check_sync_knowledge(conn: oracledb.Connection, sync_knowledge: Callable) ->
 
 
 # --------------------------------------------------------------------------- TODO 3: retrieve_knowledge
-RETRIEVE_HINT = ("hits = knowledge_vs.similarity_search_with_score(query, k=k * 4, filter=flt): oversample four "
-                 "times, with the kinds filter inside the search, and let rerank cut the candidates down to k.")
+RETRIEVE_HINT = ('Retrieve more candidates than you keep, filter inside the search, and let the reranker choose '
+                 '(section 5).',
+                 ("hits = knowledge_vs.similarity_search_with_score(query, k=k * 4, filter=flt): oversample four "
+                 "times, with the kinds filter inside the search, and let rerank cut the candidates down to k."))
 #: (question, kind) pairs for the filter probe: the kind is rare among the question's nearest rows.
 FILTER_PROBES = (("Where do we store transaction amounts?", "policy"),
                  ("How long must a SAR filing take?", "column"),

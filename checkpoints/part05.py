@@ -28,6 +28,7 @@ from workshop.data import load_chunks, load_documents
 from workshop.data.loaders import load_kb_chunks, load_kb_documents
 from workshop.memory.tokens import estimate_tokens
 from workshop.pipeline import security
+from workshop.pipeline.query import content_terms
 from workshop.pipeline.query import understand_query as reference_plan
 from workshop.pipeline.running_question import QUESTION, TENANT, USER
 from workshop.pipeline.search import fuse, lexical_pool_sql, plan_binds, pool
@@ -44,15 +45,25 @@ ROW_KEYS = ("id", "content", "chunk_index", "metadata", "document_id", "title", 
 OTHER_TENANT = "globex"                               # the notebook's own tenant cell asks as globex too
 SECOND_QUESTION = "How does the memkeeper summariser alert MK-4012 relate to rolling summaries?"
 
-PLAN_HINT = ("Braces around every term: ' OR '.join(escape_braces(t) for t in entities + expansions); with no terms "
-             "fall back to keyword_terms(question, 'or').")
-POLICY_HINT = ("Loop over every table with a TENANT_ID column (USER_TAB_COLUMNS), not only the names ending in "
-               "_MEMORY, and add the policy where USER_POLICIES does not list it yet.")
-SEARCH_HINT = ("One statement: vec_pool (ROW_NUMBER over VECTOR_DISTANCE) and lex_pool (DENSE_RANK over SCORE(1)) with "
+PLAN_HINT = ("The plan's lexical expression is braced terms, the entities, the expansions and the question's own "
+             "content words, so every term is searched (stage 1, 'Understanding the query').",
+             ("Braces around every term: ' ACCUM '.join(escape_braces(t) for t in "
+              "dict.fromkeys(entities + expansions + content_terms(question))): the question's own content words are "
+              "always searched, not only its entities."))
+POLICY_HINT = ("The tenant boundary is a policy on every table with a TENANT_ID, found in the dictionary (stage 2, "
+               "'The tenant boundary').",
+               ("Loop over every table with a TENANT_ID column (USER_TAB_COLUMNS), not only the names ending in "
+                "_MEMORY, and add the policy where USER_POLICIES does not list it yet."))
+SEARCH_HINT = ("Pools, fusion and rerank are one statement with the same scope in both pools (stages 3-5, 'One "
+               "statement').",
+               ("One statement: vec_pool (ROW_NUMBER over VECTOR_DISTANCE) and lex_pool (DENSE_RANK over SCORE(1)) "
+                "with "
                "the same stage-2 predicates, FULL OUTER JOIN + COALESCE(1 / (60 + rank), 0), the top :top_k, then "
-               "PREDICTION(<reranker> USING :query AS first_input, d.title || '. ' || c.content AS second_input).")
-BUDGET_HINT = ("Walk the reranked rows greedily: stop at a score cliff, take each source's best row first when "
-               "diversify_by is set, skip near-duplicates and rows that do not fit whole.")
+               "PREDICTION(<reranker> USING :query AS first_input, d.title || '. ' || c.content AS second_input)."))
+BUDGET_HINT = ('Budgeting is a greedy walk over the reranked rows: a cliff, diversity, duplicates and whole rows '
+               '(stage 6).',
+               ("Walk the reranked rows greedily: stop at a score cliff, take each source's best row first when "
+               "diversify_by is set, skip near-duplicates and rows that do not fit whole."))
 
 
 # --------------------------------------------------------------------------- TODO 1
@@ -132,6 +143,9 @@ def check_understand_query(conn: oracledb.Connection, understand_query: Callable
     left_out = [t for t in list(plan["entities"]) + list(plan["expansions"]) if t.lower() not in terms]
     expect(not left_out, f"lex_query leaves out {left_out[:3]} of the plan's entities and expansions: the lexical pool "
            "then misses the chunks that use only those words", PLAN_HINT)
+    dropped = [w for w in content_terms(QUESTION) if w.lower() not in terms]
+    expect(not dropped, f"lex_query leaves out the question's own words {dropped[:4]}: a question whose only entity "
+           "is one word would be searched for that word alone (content_terms(question) lists them)", PLAN_HINT)
     _runs_in_contains(conn, plan["lex_query"], QUESTION)
 
     plain = understand_query(PLAIN_QUESTION)
@@ -144,11 +158,13 @@ def check_understand_query(conn: oracledb.Connection, understand_query: Callable
     _runs_in_contains(conn, plain["lex_query"], PLAIN_QUESTION)
     expect(plain["diversify_by"] is None, f"diversify_by is {plain['diversify_by']!r} for a lookup, expected None")
     plain_reference = reference_plan(PLAIN_QUESTION)
-    expect(plain.get("intent") == plain_reference["intent"], f"intent of {PLAIN_QUESTION!r} is {plain.get('intent')!r}, "
+    expect(plain.get("intent") == plain_reference["intent"], f"intent of {PLAIN_QUESTION!r} is "
+                                                             f"{plain.get('intent')!r}, "
            f"expected {plain_reference['intent']!r}: the intent comes from the question (classify_intent(question))",
            "classify_intent(question).")
     expect(plain.get("token_budget") == plain_reference["token_budget"],
-           f"token_budget of {PLAIN_QUESTION!r} ({plain_reference['intent']}) is {plain.get('token_budget')!r}, expected "
+           f"token_budget of {PLAIN_QUESTION!r} ({plain_reference['intent']}) is {plain.get('token_budget')!r}, "
+           f"expected "
            f"{plain_reference['token_budget']} (TOKEN_BUDGETS[{plain_reference['intent']!r}]): the budget follows the "
            "intent of each question, it is not one number for all", "TOKEN_BUDGETS[intent].")
     expect(sorted(plain.get("collections") or []) == sorted(reference_plan(PLAIN_QUESTION)["collections"]),
@@ -231,9 +247,11 @@ def _check_protect(conn: oracledb.Connection, protect_tenant_tables: Callable[[o
             expect(table in protected, f"{table} has tenant_id but no policy (your loop matched only %_MEMORY?)")
     expect(probe in protected, f"the checkpoint's new table {probe}, which has a TENANT_ID column, got no policy: "
            "a fixed list of table names misses every table added later",
-           "Ask the dictionary: SELECT table_name FROM user_tab_columns WHERE column_name = 'TENANT_ID'.")
+           ('Find the tables in the data dictionary (USER_TAB_COLUMNS), not in a list you typed (stage 2).',
+                "Ask the dictionary: SELECT table_name FROM user_tab_columns WHERE column_name = 'TENANT_ID'."))
     expect_bound(recorder, {"table_name": probe}, "protect_tenant_tables(conn)",
-                 "Bind the table name: cur.execute(security.ADD_POLICY_SQL, table_name=table).")
+                 ("The table name is a value of the call: bind it, as every value (stage 2, 'The tenant boundary').",
+                "Bind the table name: cur.execute(security.ADD_POLICY_SQL, table_name=table)."))
     expect(returned is not None, "protect_tenant_tables returned None, expected the tables it protects",
            "End the function with `return tables`.")
     returned = [str(t).upper() for t in returned]
@@ -284,7 +302,8 @@ def _scope_facts() -> dict[str, dict]:
 
 
 def _records(result: Any) -> list[dict]:
-    expect(isinstance(result, list), f"search_knowledge_base returned {type(result).__name__}, expected a list of dicts")
+    expect(isinstance(result, list), f"search_knowledge_base returned {type(result).__name__}, expected a list of "
+                                     f"dicts")
     for n, row in enumerate(result, 1):
         expect(isinstance(row, Mapping), f"row {n} is a {type(row).__name__}, expected a dict",
                "dict(zip([d[0].lower() for d in cur.description], row)) for each fetched row.")
@@ -330,7 +349,8 @@ def _check_search(conn: oracledb.Connection, search: Callable[..., Any], questio
                  "values: put the list into the SQL and the values into the binds.")
     unlimited = _unlimited_lexical_pools(queries[0].sql)
     expect(not unlimited, f"{call}: the lexical pool has no row limit, so it ranks every matching chunk",
-           "End lex_pool with ORDER BY SCORE(1) DESC, c.id FETCH FIRST :pool_size ROWS ONLY, like vec_pool.")
+           ('Both pools are top-N lists: the lexical pool is limited like the vector pool (stages 3-5).',
+                "End lex_pool with ORDER BY SCORE(1) DESC, c.id FETCH FIRST :pool_size ROWS ONLY, like vec_pool."))
     bound = set(map(str, queries[0].bind_values()))
     for value, what in ((plan["question"], "the question"), (plan["lex_query"], "the lexical expression"),
                         (user_id, "the user id")):
@@ -346,13 +366,18 @@ def _check_search(conn: oracledb.Connection, search: Callable[..., Any], questio
                                           "Remove every tenant_id predicate from the statement; keep the user, "
                                           "lifecycle, collection and section predicates."))
     expect(rows, f"{call} returned no rows")
-    expect_keys(rows, list(ROW_KEYS), what="row", hint="Select every column the next cells read: c.id, c.content, "
-                "c.chunk_index, c.metadata, d.id AS document_id, d.title, d.source_uri, d.version, k.vec_rank, "
-                "k.lex_rank, k.rrf_score and the rerank_score.")
+    expect_keys(rows, list(ROW_KEYS), what="row", hint=("The next cells read each row's chunk, its document and the "
+                                                        "three "
+                "scores by name (the results cell of stages 3-5).", "Select every column the next cells read: c.id, "
+                "c.content, c.chunk_index, c.metadata, d.id AS document_id, d.title, d.source_uri, d.version, "
+                "k.vec_rank, k.lex_rank, k.rrf_score and the rerank_score."))
     nulls = [r["id"] for r in rows if r["rrf_score"] is None]
     expect(not nulls, f"{call}: rrf_score is NULL for {len(nulls)} rows (e.g. {nulls[:2]}), the chunks only one pool "
-           "found: 1 / (60 + NULL) is NULL, and NULL + x is NULL", "COALESCE(1 / (:rrf_k + v.vec_rank), 0) + "
-           "COALESCE(1 / (:rrf_k + l.lex_rank), 0).")
+           "found: 1 / (60 + NULL) is NULL, and NULL + x is NULL", ('A chunk found by one pool only has no rank in '
+                                                                    'the other: its missing share is 0, not NULL '
+                                                                    '(stages 3-5, fusion).',
+                "COALESCE(1 / (:rrf_k + v.vec_rank), 0) + "
+           "COALESCE(1 / (:rrf_k + l.lex_rank), 0)."))
     scores = [r["rerank_score"] for r in rows]
     expect(all(a >= b for a, b in zip(scores, scores[1:])), f"{call}: rows are not ordered by rerank_score DESC",
            "ORDER BY rerank_score DESC (ties by the fused score and id).")
@@ -362,11 +387,15 @@ def _check_search(conn: oracledb.Connection, search: Callable[..., Any], questio
         expect(f["tenant"] == tenant, f"{call} returned {r['id']} of tenant {f['tenant']}")
         expect(not f["references"], f"{call} returned the bibliography chunk {r['id']} (section_type 'references'): "
                "are the stage-2 filters in both pools?", "The same stage-2 predicates go in vec_pool AND lex_pool.")
-        expect(not f["gone"] and not f["deleted"], f"{call} returned {r['id']}, which is superseded or deleted: are the "
-               "stage-2 filters in both pools?", "d.valid_until IS NULL AND d.deleted_at IS NULL AND c.deleted_at IS "
-               "NULL, in both pools.")
+        expect(not f["gone"] and not f["deleted"], f"{call} returned {r['id']}, which is superseded or deleted: are "
+                                                   f"the "
+               "stage-2 filters in both pools?", ("Superseded and deleted rows are out of scope, in both pools (stage "
+                                                  "2, 'Scope before ranking').",
+                "d.valid_until IS NULL AND d.deleted_at IS NULL AND c.deleted_at IS "
+               "NULL, in both pools."))
         expect(f["user"] in (None, user_id), f"{call} returned {r['id']}, private to user {f['user']}",
-               "(d.user_id IS NULL OR d.user_id = :user_id)")
+               ("Shared documents (user_id NULL) and the user's own are both in scope (stage 2).",
+                "(d.user_id IS NULL OR d.user_id = :user_id)"))
         expect(f["collection"] in plan["collections"], f"{call} returned {r['id']} of collection {f['collection']}, "
                f"outside the plan's {plan['collections']}")
     vector = pool(conn, "vector", plan, user_id=user_id)
@@ -376,9 +405,13 @@ def _check_search(conn: oracledb.Connection, search: Callable[..., Any], questio
     got_ids = {r["id"] for r in rows}
     expect(any(facts[i]["user"] is None for i in got_ids),
            f"{call} returned no shared document (user_id NULL): `user_id = :user_id` alone hides them",
-           "(d.user_id IS NULL OR d.user_id = :user_id)")
+           ("Shared documents (user_id NULL) and the user's own are both in scope (stage 2).",
+                "(d.user_id IS NULL OR d.user_id = :user_id)"))
     single = {i for i, _, v, lx in expected if v is None or lx is None}
-    if single and not single & got_ids:
+    # an INNER JOIN shows in the learner's own ranks: every row has both (a ROW_NUMBER lexical pool can also push the
+    # expected one-pool chunks out of the top 40, with one-pool rows of its own)
+    both_ranks = all(r.get("vec_rank") is not None and r.get("lex_rank") is not None for r in rows)
+    if single and not single & got_ids and both_ranks:
         fail(f"{call} lost every chunk found by only one pool ({len(single)} expected, e.g. {sorted(single)[:3]}): "
              "an INNER JOIN keeps only chunks both pools found",
              "FULL OUTER JOIN the pools and COALESCE(1 / (60 + rank), 0) for the missing rank.")
@@ -390,8 +423,11 @@ def _check_search(conn: oracledb.Connection, search: Callable[..., Any], questio
         row_number = {i: s for i, s, _, _ in fuse(vector, _row_number_pool(conn, plan, user_id), top_k=50)}
         if all(i in row_number and abs(float(r["rrf_score"]) - row_number[i]) < 1e-9
                for r in rows for i in [r["id"]] if i in wrong) or _distinct_lexical_ranks(rows, vec_part, lexical):
-            fail(f"{call}: chunks with the same Oracle Text SCORE got different lexical ranks ({wrong[:3]}): ROW_NUMBER "
-                 "reads an arbitrary order of ties as signal", "DENSE_RANK() OVER (ORDER BY SCORE(1) DESC) in lex_pool.")
+            fail(f"{call}: chunks with the same Oracle Text SCORE got different lexical ranks ({wrong[:3]}): "
+                 f"ROW_NUMBER "
+                 "reads an arbitrary order of ties as signal", ('Equal Oracle Text scores must share a rank in the '
+                                                                'lexical pool (stages 3-5).',
+                "DENSE_RANK() OVER (ORDER BY SCORE(1) DESC) in lex_pool."))
         fail(f"{call}: rrf_score or the candidates differ from the checker's fusion of the two pools for "
              f"{wrong[:3]} (expected e.g. {[(i, round(expected_score.get(i, 0), 6)) for i in wrong[:2]]})", SEARCH_HINT)
     expect(got_ids == {i for i, *_ in expected}, f"{call}: the candidates differ from the top {top_k} of the fusion "
@@ -404,7 +440,8 @@ def _check_search(conn: oracledb.Connection, search: Callable[..., Any], questio
         if abs(score - titled[r["id"]]) > 1e-4:
             if abs(score - bare[r["id"]]) <= 1e-4:
                 fail(f"{call}: {r['id']} was reranked on its bare content; the reranker must read the title too",
-                     "d.title || '. ' || c.content AS second_input")
+                     ("The reranker reads each chunk with its document's title (stages 3-5, the rerank).",
+                "d.title || '. ' || c.content AS second_input"))
             fail(f"{call}: rerank_score of {r['id']} is {score:.4f}, PREDICTION with the title gives "
                  f"{titled[r['id']]:.4f}", SEARCH_HINT)
     return len(rows)
@@ -465,7 +502,8 @@ def check_search_knowledge_base(conn: oracledb.Connection, search_knowledge_base
     finally:
         conn.rollback()
         security.set_tenant(conn, before)
-    return (f"{first} + {second} rows (acme), {third} ({OTHER_TENANT}): one statement, bound values, scope kept, dense RRF equal to the checker's, "
+    return (f"{first} + {second} rows (acme), {third} ({OTHER_TENANT}): one statement, bound values, scope kept, "
+            f"dense RRF equal to the checker's, "
             "reranked with the title")
 
 
@@ -519,7 +557,8 @@ def check_budget_context(conn: oracledb.Connection, budget_context: Callable[...
     got = [r["id"] for r in working_set]
     expect(got == sorted(got, key=order.index), f"the working set {got} is not in rerank order",
            "Return the kept rows in the order of the reranked list.")
-    expect(isinstance(report, Mapping) and "dropped" in report, "the report lacks 'dropped' (what was left out and why)")
+    expect(isinstance(report, Mapping) and "dropped" in report, "the report lacks 'dropped' (what was left out and "
+                                                                "why)")
     expect("A2" in got, f"the comparison fixture kept {got} with budget left for A2: after each source's best row, go "
            "on with the other rows in rerank order", "Diversity orders the walk (each source's best row first, then "
            "the rest); it does not drop the rest.")
@@ -562,5 +601,6 @@ def check_budget_context(conn: oracledb.Connection, budget_context: Callable[...
     working_set, _ = _kept(budget_context(fits, max_tokens=room, diversify_by=None), "fit fixture")
     ids = [r["id"] for r in working_set]
     expect(ids == ["F1", "F3"], f"with room for F1 and F3 but not F2 the working set is {ids}: a row that does not "
-           "fit whole is skipped, and the walk goes on to the rows after it", "Skip it (continue), do not stop (break).")
+           "fit whole is skipped, and the walk goes on to the rows after it", "Skip it (continue), do not stop "
+                                                                              "(break).")
     return "budget kept, both sources, no duplicate, nothing after the cliff, rerank order, a row too big skipped"

@@ -54,6 +54,10 @@ def _number(function: Callable, name: str, *args) -> float:
     except ZeroDivisionError:
         fail(f"{name}({', '.join(map(repr, args))}) divides by zero: a query with no relevant chunk (or an empty "
              "ranking) must still get a score", "Return 0.0 when there is nothing to divide by.")
+    except IndexError as error:
+        fail(f"{name}({', '.join(map(repr, args))}) raised IndexError ({error}): an empty ranking (a search that found "
+             "nothing) or one shorter than k must still get a score", "Walk ranked[:k]; never index a position that "
+                                                                     "may not exist.")
     if value is None:
         fail(f"{name}({', '.join(map(repr, args))}) returned None: a `return` is missing on one path",
              "Every path of the function returns a number (0.0 when nothing relevant is found).")
@@ -90,8 +94,12 @@ def _against_golden_set(function: Callable, name: str, reference: Callable, ks: 
     return f"{len(cases)} golden queries × k in {tuple(ks)}, within {TOLERANCE:g}"
 
 
-@checkpoint("Recall@k", hint="Relevant chunks found in the top k, divided by all the relevant chunks the query has.")
+@checkpoint("Recall@k", hint=("Relevant chunks found in the top k, divided by all the relevant chunks the query has "
+                                 "('The metrics').", "relevant = {ids with grade >= 1}; return 0.0 when there is none, "
+                                 "else len(relevant & set(ranked[:k])) / len(relevant)."))
 def check_recall_at_k(recall_at_k: Callable) -> str:
+    _probe(recall_at_k, "recall_at_k", [], GRADED, 5, 0.0, "a search that found nothing (an empty ranking) scores 0",
+           "An empty ranking has no relevant chunk in its top k: the score is 0.0.")
     _probe(recall_at_k, "recall_at_k", ["z", "x"], GRADED, 5, 0.0,
            "a chunk graded 0 is labelled but not relevant", "Count only ids whose grade is >= 1.")
     _probe(recall_at_k, "recall_at_k", ["a", "x", "y", "w"], GRADED, 10, 1 / 3,
@@ -115,8 +123,12 @@ def check_recall_at_k(recall_at_k: Callable) -> str:
     return _against_golden_set(recall_at_k, "recall_at_k", metrics.recall_at_k, (5, 20))
 
 
-@checkpoint("Precision@k", hint="Relevant chunks in the top k, divided by k.")
+@checkpoint("Precision@k", hint=("Relevant chunks in the top k, divided by k ('The metrics').",
+                                    "sum(1 for doc in ranked[:k] if relevance.get(doc, 0) >= 1) / k."))
 def check_precision_at_k(precision_at_k: Callable) -> str:
+    _probe(precision_at_k, "precision_at_k", [], GRADED, 5, 0.0, "a search that found nothing (an empty ranking) "
+                                                                 "scores 0",
+           "An empty ranking has no relevant chunk in its top k: the score is 0.0.")
     _probe(precision_at_k, "precision_at_k", ["a"], GRADED, 5, 1 / 5,
            "precision divides by k even when fewer than k chunks came back (a short list is not a better one)",
            "Divide by k, not by len(ranked).",
@@ -133,8 +145,12 @@ def check_precision_at_k(precision_at_k: Callable) -> str:
     return _against_golden_set(precision_at_k, "precision_at_k", metrics.precision_at_k, (5, 10))
 
 
-@checkpoint("MRR@k", hint="1 / the rank of the first relevant chunk within the top k; 0 when there is none.")
+@checkpoint("MRR@k", hint=("1 / the rank of the first relevant chunk within the top k; 0 when there is none "
+                              "('The metrics').", "for rank, doc in enumerate(ranked[:k], start=1): return 1 / rank at "
+                              "the first grade >= 1; after the loop return 0.0."))
 def check_mrr_at_k(mrr_at_k: Callable) -> str:
+    _probe(mrr_at_k, "mrr_at_k", [], GRADED, 5, 0.0, "a search that found nothing (an empty ranking) scores 0",
+           "An empty ranking has no relevant chunk in its top k: the score is 0.0.")
     _probe(mrr_at_k, "mrr_at_k", ["x", "c", "a"], GRADED, 10, 1 / 2,
            "the *first* relevant chunk counts, whatever its grade (ranks start at 1)",
            "for rank, id in enumerate(ranked[:k], start=1): return 1 / rank at the first relevant id.")
@@ -166,7 +182,10 @@ def _other_gains(ranked: Sequence[str], relevance: Mapping[str, int], k: int) ->
 
 
 @checkpoint("NDCG@k (linear gain)", hint=("DCG = sum(grade / log2(rank + 1)); the ideal DCG sorts every labelled grade "
-                                          "of the query (not the retrieved list) and takes the top k."))
+                                          "of the query (not the retrieved list) and takes the top k ('The metrics').",
+                                          "ideal = dcg(sorted(relevance.values(), reverse=True)[:k]); 0.0 if ideal == "
+                                          "0; "
+                                          "else dcg([relevance.get(doc, 0) for doc in ranked[:k]]) / ideal."))
 def check_ndcg_at_k(ndcg_at_k: Callable) -> str:
     ideal_3 = 3 + 2 / math.log2(3) + 1 / 2
     ascending = sum(g / math.log2(r + 1) for r, g in enumerate([0, 1, 2, 3], start=1))
@@ -175,7 +194,8 @@ def check_ndcg_at_k(ndcg_at_k: Callable) -> str:
            "(a list holding only the weakest relevant chunk is not perfect)",
            "ideal = dcg(sorted(relevance.values(), reverse=True)[:k]).",
            known=[(1 / ascending, "the ideal DCG sorts the grades best first (reverse=True); ascending grades "
-                   "are the worst ranking, not the ideal one", "ideal = dcg(sorted(relevance.values(), reverse=True)[:k])."),
+                   "are the worst ranking, not the ideal one", "ideal = dcg(sorted(relevance.values(), "
+                                                               "reverse=True)[:k])."),
                   (1 / 3, "the ideal DCG is cut at k, not at the length of the retrieved list",
                    "ideal = dcg(sorted(relevance.values(), reverse=True)[:k])."),
                   (1 / (3 + 2 + 1 / math.log2(3)), DISCOUNT, DISCOUNT_HINT), *_other_gains(["c"], GRADED, 10)])
@@ -214,11 +234,16 @@ PROBE_SESSION = [("Which error says the vector pool is empty?", "vector pool emp
                   ["DOC02-C03", "DOC02-C01"]),
                  ("Which error says the vector pool is empty?", "vector pool empty error",
                   ["DOC26-C01", "DOC10-C07"])]
+#: The order the probe logs the retrievals of PROBE_SESSION's turns in: not the order of the turns themselves.
+LOG_ORDER = (2, 0, 1)
 
 
 @checkpoint("the harvest query", hint=("Join TOOL_LOG rows whose tool_name is 'retrieval_result' to the user turn in "
                                        "CONVERSATION_MEMORY named by $.turn_id; return log_id, question, tenant and "
-                                       "the $.candidates array, ORDER BY t.id."))
+                                       "the $.candidates array, in the log's order ('Closing the loop').",
+                                       "FROM tool_log t JOIN conversation_memory u ON u.id = JSON_VALUE(t.arguments, "
+                                       "'$.turn_id' RETURNING NUMBER) WHERE t.tool_name = 'retrieval_result' ... "
+                                       "JSON_QUERY(t.arguments, '$.candidates') AS candidate_ids ORDER BY t.id"))
 def check_harvest_sql(conn, harvest_sql: str) -> str:
     expect_filled(harvest_sql, "harvest_sql")
     expect(isinstance(harvest_sql, str), "harvest_sql must be the SQL text of the harvest query")
@@ -231,8 +256,10 @@ def check_harvest_sql(conn, harvest_sql: str) -> str:
            "however many the log holds", "Leave out the row limit; the labelling step needs all of them.")
     with savepoint(conn):
         before = {r["log_id"] for r in labelling.harvest(conn)}
-        for question, query, ids in PROBE_SESSION:
-            turn = write_conversation(conn, PROBE_THREAD, "user", question, commit=False)
+        turns = [write_conversation(conn, PROBE_THREAD, "user", question, commit=False)
+                 for question, _, _ in PROBE_SESSION]
+        for position in LOG_ORDER:                     # logged in another order than the turns were written
+            (question, query, ids), turn = PROBE_SESSION[position], turns[position]
             write_tool_log(conn, PROBE_THREAD, "search_chunks", {"query": query}, "[...]", commit=False)
             write_tool_log(conn, PROBE_THREAD, "retrieval_feedback",  # a downstream signal on the same turn
                            {"turn_id": turn, "candidates": ids[:1], "signal": "thumbs-down"}, None, commit=False)
@@ -255,13 +282,21 @@ def check_harvest_sql(conn, harvest_sql: str) -> str:
     expect(len(mine) == len(want), f"the harvest returns {len(mine)} rows for the checker's session of "
            f"{len(want)} retrievals: other tool calls must be left out, and each retrieval must appear once",
            "WHERE t.tool_name = 'retrieval_result', joined on the turn id.")
-    expect([r["question"] for r in mine] == [r["question"] for r in want],
+    expect({r["log_id"]: r["question"] for r in mine} == {r["log_id"]: r["question"] for r in want},
            "the questions do not match their retrievals: the question is the content of the user turn in "
            "CONVERSATION_MEMORY that the record names by $.turn_id (the record's own $.question is the tool's "
            "search query)",
-           "ON u.id = JSON_VALUE(t.arguments, '$.turn_id' RETURNING NUMBER)")
+           ("The question is the user turn the record names by its turn id, joined in SQL ('Closing the loop').",
+                "ON u.id = JSON_VALUE(t.arguments, '$.turn_id' RETURNING NUMBER)"))
+    if mine != want and sorted(map(repr, mine)) == sorted(map(repr, want)):
+        fail("the harvest has the right rows in another order than the log's: the checker logged its retrievals in "
+             "another order than it wrote the user turns, so ordering by the turn (or its time, or the question) is "
+             "not the log's order", ("The log's own order is its row id, the order the retrievals happened "
+                                     "('Closing the loop').", "ORDER BY t.id (the TOOL_LOG row)."))
     expect(mine == want, "the candidate ids or the order of the rows differ from what was logged "
-           "(rows without ORDER BY come back in any order)", "JSON_QUERY(t.arguments, '$.candidates'), ORDER BY t.id.")
+           "(rows without ORDER BY come back in any order)", ("The candidates are the record's JSON array, and the "
+                                                              "rows come in the log's order ('Closing the loop').",
+                "JSON_QUERY(t.arguments, '$.candidates'), ORDER BY t.id."))
     expect([r["log_id"] for r in got] == [r["log_id"] for r in again], "running the harvest twice gives another order",
            "ORDER BY t.id.")
     return f"{len(want)} logged retrievals, in order"

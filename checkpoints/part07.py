@@ -38,8 +38,10 @@ from .framework.sql import order_by_keys
 
 NOTEBOOK = "07_agent_harness.ipynb"
 
-ALLOWLIST_HINT = ("Discovery must return exactly the allowlist: compare set(available) with set(allowed), refuse "
-                  "extra and missing tools alike, and return the allowlist.")
+ALLOWLIST_HINT = ("Fail closed: the harness starts only when discovery returns exactly the granted tools (section 1, "
+                  "'Tools: a fail-closed allowlist').",
+                  ("Discovery must return exactly the allowlist: compare set(available) with set(allowed), refuse "
+                  "extra and missing tools alike, and return the allowlist."))
 GUARD_HINT = (
     "Re-read the guard's rules in the prose above TODO 2 (one statement and no ';' token, a query at the root, no "
     "writes, locks or package calls, every table allowed or a WITH query in scope, no schema-qualified names).",
@@ -49,23 +51,34 @@ GUARD_HINT = (
     "For the scope, walk up from the table: child, node = table, table.parent. At an exp.With reached from its "
     "entry k, only entries before k count; at an exp.Query reached from anything but its WITH, all of node.ctes "
     "count; compare cte_name(cte) == object_name(table). No match up to the root: the table must be allowlisted.")
-REPORT_HINT = ("Validate rate_bp (an int, not a bool, 0..10000) before any SQL; then one fixed statement with "
-               ":rate_bp bound, WHERE rate_bp > :rate_bp, ORDER BY rate_bp DESC, loan_id.")
-BUDGET_HINT = ("Before the tool runs: budget.tool_calls >= budget.max_tool_calls raises BudgetExhausted('tool_calls', "
+REPORT_HINT = ('A governed report validates its input before any SQL and runs one fixed statement with the value '
+               'bound (section 3).',
+               ("Validate rate_bp (an int, not a bool, 0..10000) before any SQL; then one fixed statement with "
+               ":rate_bp bound, WHERE rate_bp > :rate_bp, ORDER BY rate_bp DESC, loan_id."))
+BUDGET_HINT = ("A budget counts a call when it is made and admits an output only if it fits (section 4, 'Budgets').",
+               ("Before the tool runs: budget.tool_calls >= budget.max_tool_calls raises BudgetExhausted('tool_calls', "
                "...), else count the call. After it: cost = estimate_tokens(str(output)); budget.tokens + cost > "
-               "budget.max_tokens raises BudgetExhausted('tokens', ...), else add the cost and return the output.")
-RUN_RECORD_HINT = ("Recurse: a dict keeps its keys (the value of a key matching SECRET_KEYS becomes REDACTED), a list "
+               "budget.max_tokens raises BudgetExhausted('tokens', ...), else add the cost and return the output."))
+RUN_RECORD_HINT = ('Redaction walks the value and builds a new one: secret keys and secret-looking text go, '
+                   'everything else is kept (section 6).',
+                   ("Recurse: a dict keeps its keys (the value of a key matching SECRET_KEYS becomes REDACTED), a list "
                    "or tuple becomes a list of redacted items, a str has every SECRET_VALUES pattern substituted "
-                   "(all matches), anything else comes back unchanged. Build new objects; never change the input.")
-IDENTITY_HINT = ("Refuse an empty tenant with ValueError. Return a function open_cases(**arguments) that calls "
+                   "(all matches), anything else comes back unchanged. Build new objects; never change the input."))
+IDENTITY_HINT = ("The tool's tenant is bound by the trusted package on the session, on every call, never read from an "
+                 "argument (section 7).",
+                 ("Refuse an empty tenant with ValueError. Return a function open_cases(**arguments) that calls "
                  "security.set_tenant(conn, tenant) on every call, then returns OPEN_CASES.run(conn, **arguments); "
-                 "it takes no tenant argument.")
-APPROVAL_HINT = ("One UPDATE agent_approvals SET status = 'consumed' WHERE approval_id = :approval_id AND status = "
+                 "it takes no tenant argument."))
+APPROVAL_HINT = ("Check and consume a human's approval in one compare-and-set statement, then commit it (section 9, "
+                 "'Approval').",
+                 ("One UPDATE agent_approvals SET status = 'consumed' WHERE approval_id = :approval_id AND status = "
                  "'approved' AND run_id = :run_id AND tool = :tool AND args_digest = :digest AND actor = :actor AND "
                  "expires_at > SYS_EXTRACT_UTC(SYSTIMESTAMP), with digest=digest(tool, arguments); return "
-                 "cur.rowcount == 1.")
-VERIFIER_HINT = ("Read AGENT_FINDINGS back: COUNT(*) WHERE run_id = :run_id AND case_ref = :case_ref, both bound; "
-                 "True only for exactly that run's row.")
+                 "cur.rowcount == 1."))
+VERIFIER_HINT = ("The verifier reads the authoritative row back, matched exactly on both keys (section 5, 'The "
+                 "verifier').",
+                 ("Read AGENT_FINDINGS back: COUNT(*) WHERE run_id = :run_id AND case_ref = :case_ref, both bound; "
+                 "True only for exactly that run's row."))
 
 ALLOWED_TABLES = ("FINANCE_LOANS", "FINANCE_CUSTOMERS")
 REPORT_KEYS = ("loan_id", "customer_id", "product", "rate_bp", "status")
@@ -179,7 +192,8 @@ def check_tool_allowlist(conn: oracledb.Connection, check_toolset: Callable) -> 
         except ToolsetMismatch:
             continue
         except Exception as error:  # noqa: BLE001 - refused, but not in a way the harness recognises
-            fail(f"check_toolset refused {name} with {type(error).__name__}, not ToolsetMismatch: the next cell (and the "
+            fail(f"check_toolset refused {name} with {type(error).__name__}, not ToolsetMismatch: the next cell (and "
+                 f"the "
                  "harness) catch ToolsetMismatch to refuse to start, so any other exception crashes them instead",
                  ("A refusal the harness understands has its own type (section 1, 'fail closed').",
                   "raise ToolsetMismatch(...) naming the extra and the missing tools."))

@@ -35,13 +35,18 @@ from .framework import (RecordingConnection, checkpoint, expect, expect_at_most_
 
 NOTEBOOK = "08_oracle_ai_agent_memory.ipynb"
 
-EXTRACT_HINT = ("For each sentence: skip greetings and anything with a secret FIRST (a one-time code looks like an "
+EXTRACT_HINT = ("An extraction policy decides sentence by sentence what is durable, typed and scoped (section 1, "
+                "'What to keep').",
+                ("For each sentence: skip greetings and anything with a secret FIRST (a one-time code looks like an "
                 "identifier), then a tool message is a 'fact' with confirmed_by='tool:<name>', a preference is a "
                 "'preference', an identifier or confirmed state is a 'memory'; every record inherits the message's "
-                "tenant/source/tags.")
-SEARCH_HINT = ("One statement: a vector pool (ROW_NUMBER over VECTOR_DISTANCE) and a lexical pool (DENSE_RANK over "
+                "tenant/source/tags."))
+SEARCH_HINT = ("Hybrid memory search is one statement: two scoped pools fused by Reciprocal Rank Fusion (section 2, "
+               "'How to find it again').",
+               ("One statement: a vector pool (ROW_NUMBER over VECTOR_DISTANCE) and a lexical pool (DENSE_RANK over "
                "SCORE(1)), BOTH with user_id = :user_id AND agent_id = :agent_id, FULL OUTER JOIN, "
-               "COALESCE(1 / (:rrf_k + rank), 0) summed, ORDER BY the score DESC, memory_id, FETCH FIRST :k ROWS ONLY.")
+               "COALESCE(1 / (:rrf_k + rank), 0) summed, ORDER BY the score DESC, memory_id, FETCH FIRST :k ROWS "
+               "ONLY."))
 
 #: A second conversation the notebook never shows: another scope, other metadata, no tags, a planted PIN.
 PROBE_CONVERSATION = [
@@ -153,6 +158,28 @@ def _ends_with_memory_id(sql: str) -> bool:
     return isinstance(last, exp.Column) and last.name.upper() == "MEMORY_ID"
 
 
+#: A scope where RRF's constant decides the top 2: the first memory is the vector pool's first and has no query word;
+#: the other two contain the words (lexical ranks 1 and 2) and sit at vector ranks 2 and 3. With 1 / (60 + rank)
+#: agreement wins (the two found by both pools); with 1 / rank a single first place outranks the second of both.
+RRF_QUERY = "Which ledger is reconciled?"
+RRF_MEMORIES = ("Reconciling the general ledgers: which ledgers are reconciliations done for each month.",
+                "Garden hoses: ledger, ledger, reconciled, reconciled, ledger (a word list for a spelling game).",
+                "The ledger printer on floor two jams when its paper tray runs empty.")
+
+
+def _rrf_constant_probe(conn: oracledb.Connection, search_memories: Callable[..., list], user: str, model: str) -> None:
+    store.add_memories(conn, [{"content": text, "record_type": "memory", "user_id": user, "agent_id": ev.AGENT_ID,
+                               "metadata": {"probe": "rrf"}} for text in RRF_MEMORIES], model)
+    call = f"search_memories(conn, {RRF_QUERY!r}, user_id={user!r}, ..., k=2)"
+    got = _ids(search_memories(RecordingConnection(conn), RRF_QUERY, user_id=user, agent_id=ev.AGENT_ID, k=2), call)
+    want = _reference(conn, RRF_QUERY, user, 2, model)
+    expect(got == want, f"{call} returned ids {got}, expected {want}: a memory only the vector pool found (at rank 1) "
+           "outranks two that both pools found; that is RRF without its constant (1 / rank lets one first place beat "
+           "agreement, 1 / (60 + rank) rewards it)",
+           ("Reciprocal Rank Fusion adds 1 / (k + rank) per list with k = 60 (the prose of TODO 2).",
+            "COALESCE(1 / (60 + v.vec_rank), 0) + COALESCE(1 / (60 + l.lex_rank), 0) AS rrf_score"))
+
+
 @checkpoint("search_memories, hybrid memory search in one scope", hint=SEARCH_HINT)
 def check_search_memories(conn: oracledb.Connection, search_memories: Callable[..., list]) -> str:
     expect_table(conn, store.TABLE)
@@ -203,6 +230,7 @@ def check_search_memories(conn: oracledb.Connection, search_memories: Callable[.
         expect_at_most_k(got, 2)
         expect(_ids(got, "search_memories(..., k=2)") == _reference(conn, "INV-48291", user, 2, model),
                "search_memories(..., k=2) does not return the best two", "FETCH FIRST :k ROWS ONLY at the end.")
+        _rrf_constant_probe(conn, search_memories, f"{user}_rrf", model)
         nobody = search_memories(RecordingConnection(conn), "INV-48291", user_id=f"{user}_nobody",
                                  agent_id=ev.AGENT_ID, k=5)
         expect(not nobody, f"a user with no memories gets {len(nobody)} results: the scope is not applied")
@@ -224,7 +252,11 @@ def _oracle_only(check_function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @_oracle_only
-@checkpoint("make_hybrid_memory, an OAMP client with hybrid search")
+@checkpoint("make_hybrid_memory, an OAMP client with hybrid search", hint=(
+    "An OAMP client is configured once: the database embedder, hybrid search synced on commit, a fixed store id "
+    "(section 3, 'Oracle AI Agent Memory').",
+    "OracleAgentMemory(connection=conn, embedder=OracleDBEmbedder(...), search_strategy=SearchStrategy.HYBRID, "
+    "search_index_sync=SearchIndexSyncMode.ON_COMMIT, memory_store_id=\"hybrid_blog\", schema_policy=...)"))
 def check_make_hybrid_memory(conn: oracledb.Connection, make_hybrid_memory: Callable[..., Any]) -> str:
     from oracleagentmemory.core import SearchIndexSyncMode, SearchStrategy  # type: ignore[import-not-found]
     memory = make_hybrid_memory(conn)

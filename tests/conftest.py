@@ -39,6 +39,14 @@ def ora_code(excinfo) -> int:
     return excinfo.value.args[0].code
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _working_copy_outside_the_checkout(tmp_path_factory):
+    """`python -m workshop.setup` ends by making the learner's working copy (my-notebooks/); a test that runs the
+    set-up's command line writes it into a temporary folder, never into the checkout."""
+    os.environ["WORKSHOP_MY_NOTEBOOKS"] = str(tmp_path_factory.mktemp("my-notebooks"))
+    yield
+
+
 @pytest.fixture(autouse=True)
 def _default_fetch_lobs():
     """langchain-oracledb's OracleEmbeddings turns `oracledb.defaults.fetch_lobs` off for the whole

@@ -57,8 +57,8 @@ def connect(*, retries: int | None = None, first_delay: float = 1.0,
 
     `readonly=True` opens a session that the database itself refuses writes on: on the embedded engine a
     read-only connection (ORA-01031 for DML, DDL and FOR UPDATE); on Oracle the read-only user named by
-    ORACLE_READONLY_USER / ORACLE_READONLY_PASSWORD, which holds only SELECT grants (docs/troubleshooting.md,
-    Part 07). There is no fallback to the read-write user."""
+    ORACLE_READONLY_USER / ORACLE_READONLY_PASSWORD, which holds only READ grants (workshop/oracle_grants.py says
+    why a second user; the devcontainer creates it). There is no fallback to the read-write user."""
     if not config.oracle_dsn():
         from .embedded import connect as connect_embedded
         return connect_embedded(config.embedded_db_path(), readonly=readonly)
@@ -110,8 +110,8 @@ def _readonly_credentials() -> tuple[str, str]:
     password = os.environ.get("ORACLE_READONLY_PASSWORD")
     if not user or not password:
         raise RuntimeError("connect(readonly=True) on Oracle needs ORACLE_READONLY_USER and "
-                           "ORACLE_READONLY_PASSWORD: a user with only SELECT grants (docs/troubleshooting.md, "
-                           "Part 07); it never falls back to the read-write user.")
+                           "ORACLE_READONLY_PASSWORD: a user with only READ grants (the devcontainer sets both; "
+                           "docs/troubleshooting.md, Part 07); it never falls back to the read-write user.")
     return user, password
 
 
@@ -139,7 +139,7 @@ async def connect_oracle_async(settings: OracleSettings, *, retries: int | None 
 
 def connect_oracle(settings: OracleSettings, *, retries: int | None = None, first_delay: float = 1.0,
                    sleep: Callable[[float], None] = time.sleep,
-                   opener: Callable[..., oracledb.Connection] = oracledb.connect,
+                   opener: Callable[..., oracledb.Connection] | None = None,
                    say: Callable[[str], None] | None = None) -> oracledb.Connection:
     """Thin-mode connection with a bounded exponential backoff for a database that is starting.
 
@@ -152,7 +152,7 @@ def connect_oracle(settings: OracleSettings, *, retries: int | None = None, firs
     last: Exception | None = None
     for attempt in range(1, attempts + 1):
         try:
-            return opener(user=settings.user, password=settings.password, dsn=settings.dsn)
+            return (opener or oracledb.connect)(user=settings.user, password=settings.password, dsn=settings.dsn)
         except oracledb.Error as exc:
             last = exc
             if not is_transient(exc) or attempt == attempts:

@@ -293,7 +293,7 @@ def _open_reader() -> oracledb.Connection:
     return db.connect(readonly=True, retries=1)
 
 
-def check_readonly_user(conn, opener: Callable[[], oracledb.Connection] = _open_reader) -> CheckResult:
+def check_readonly_user(conn, opener: Callable[[], oracledb.Connection] | None = None) -> CheckResult:
     """Part 07's tools and part 05's retriever run on a second user with only READ grants (H1 of issue 20):
     it must be configured, connect, and see every object of workshop.oracle_grants.reader_grants that exists."""
     name = "read-only user"
@@ -304,7 +304,7 @@ def check_readonly_user(conn, opener: Callable[[], oracledb.Connection] = _open_
         return CheckResult(name, False, "ORACLE_READONLY_USER / ORACLE_READONLY_PASSWORD not set: part 07 cannot "
                                         "open its tools' read-only session", READONLY_SETUP)
     try:
-        ro = opener()
+        ro = (opener or _open_reader)()
     except (ConnectionError, RuntimeError, oracledb.Error) as exc:
         text = str(exc)
         advice = RESTART_ORACLE if "ORA-01017" in text or "ORA-28000" in text else READONLY_SETUP

@@ -90,8 +90,11 @@ class SetupReport:
         else:
             lines.append("everything is present: nothing to do, nothing changed")
         width = max(len(n) for n in self.counts) if self.counts else 0
-        lines.append("rows:")
-        lines += [f"  {name:<{width}}  {count:>6,}" for name, count in self.counts.items()]
+        if self.actions:
+            lines.append("rows:")
+            lines += [f"  {name:<{width}}  {count:>6,}" for name, count in self.counts.items()]
+        else:       # a second run: the table was shown by the first (issue 21); the doctor checks every count
+            lines.append(f"rows:      {len(self.counts)} tables, {sum(self.counts.values()):,} rows, unchanged")
         lines.append(f"took {self.seconds:.1f} s")
         return "\n".join(lines)
 

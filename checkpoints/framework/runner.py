@@ -14,12 +14,13 @@ import traceback
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Iterator, TypeVar, Union
 
 import oracledb
 
 from . import escalation, progress_log, registry
-from .outcome import PASS, CheckpointError, CheckpointFailed, Outcome
+from .outcome import PASS, CheckpointError, CheckpointFailed, Outcome, hint_levels
 from .render import show, show_failure
 
 HintText = Union[str, Sequence[str], None]
@@ -87,6 +88,19 @@ def as_failure(exc: Exception, label: str, hint: HintText = None) -> CheckpointF
 
 
 _NUMBERED_TITLE = re.compile(r"^\s*TODO\s+\d+\b")
+_FRAMEWORK = Path(__file__).resolve().parent
+
+
+def failure_kind(exc: BaseException) -> str:
+    """What kind of failure this is, for escalation: the line that raised it outside the framework (the check's
+    expectation that failed, or the line of the learner's code that raised), with the exception's type."""
+    if isinstance(exc, NotImplementedError) and str(exc).startswith("TODO"):
+        return "stub"
+    site = ""
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if Path(frame.filename).resolve().parent != _FRAMEWORK:
+            site = f"{Path(frame.filename).name}:{frame.lineno}"
+    return f"{type(exc).__name__}@{site}"
 
 
 @contextmanager
@@ -104,8 +118,13 @@ def check(label: str, *, hint: HintText = None, key: str | None = None,
     try:
         yield context
     except Exception as exc:
+        own = exc.hint_levels if isinstance(exc, CheckpointFailed) else []
         failure = as_failure(exc, label, hint)
-        failure.hint = escalation.choose(key, failure.hint_levels or [failure.hint])
+        if not own and not (isinstance(exc, CheckpointFailed) and exc is failure):
+            own = failure.hint_levels             # the hint as_failure chose: the ORA- error's, the stub's
+        levels = escalation.levels_for(own, hint_levels(hint), nothing_yet=failure.nothing_yet)
+        failure.hint_levels = levels
+        failure.hint = escalation.choose(escalation.kind_key(key, failure_kind(exc)), levels)
         if on_outcome is not None:
             on_outcome(failure, failure.reason)
         show_failure(failure)
@@ -169,6 +188,7 @@ def checkpoint(title: str, *, hint: HintText = None,
         run.key = f"{function.__module__}.{function.__name__}"  # type: ignore[attr-defined]
         run.live = live_check  # type: ignore[attr-defined]
         run.label_now = label  # type: ignore[attr-defined]
+        run.hint_levels = hint_levels(hint)  # type: ignore[attr-defined]
         if todo_name is None:
             run.label = title  # type: ignore[attr-defined]
         return run  # type: ignore[return-value]

@@ -88,9 +88,14 @@ WRONG = [
           edit=(("COUNT(*) AS papers", "COUNT(DISTINCT primary_subject) AS papers"),)),
     Wrong("subjects_sql", "method", "hard-coded-rows", "it does not count the rows of PAPERS",
           sql=(HARD_CODED + " ORDER BY 2 DESC",)),
-    Wrong("subjects_sql", "probe", "hard-coded-in-a-where", "it does not count the rows of PAPERS",
+    Wrong("subjects_sql", "probe", "hard-coded-in-a-where", "leaves that subject out",
           edit=(("FROM papers", "FROM papers WHERE primary_subject IN ('cs.IR', 'cs.CL', 'cs.AI', 'cs.DB', 'cs.LG', "
                                 "'cs.CR')"),)),
+    # issue 21: a clause the data shows, a limit only the probe paper exercises
+    Wrong("subjects_sql", "clause", "having-filter", "missing: ('cs.CR', 4)",
+          edit=(("GROUP BY primary_subject\n", "GROUP BY primary_subject HAVING COUNT(*) > 5\n"),)),
+    Wrong("subjects_sql", "probe", "a-row-limit-as-many-as-today", "leaves that subject out",
+          edit=(("ORDER BY papers DESC, primary_subject", "ORDER BY papers DESC, primary_subject FETCH FIRST 6 ROWS ONLY"),)),
 ]
 #: Other correct answers: a comment, letter case, other aliases, COUNT(arxiv_id), ORDER BY position or aggregate.
 CORRECT = [

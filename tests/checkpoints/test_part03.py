@@ -56,7 +56,7 @@ def test_the_solution_passes(notebook, todo, capsys):
 
 @pytest.mark.parametrize("todo, reason", [
     (1, "`conversation_ddl` is still empty (None)"),
-    (2, "not done yet: the code still raises NotImplementedError (TODO 2: INSERT INTO conversation_memory"),
+    (2, "not done yet: the code still raises NotImplementedError (TODO 2: one INSERT with every value bound"),
     (3, "not done yet: the code still raises NotImplementedError (TODO 3:"),
     (4, "`stores` is still empty (None)"),
     (5, "not done yet: the code still raises NotImplementedError (TODO 5:"),

@@ -328,6 +328,11 @@ WRONG_ANSWERS = [
     (1, "a generator of facts [next]", [("    return facts\n", "    return (f for f in facts)\n")],
      "expected a list of Facts"),
     (1, "a tuple of facts [next]", [("    return facts\n", "    return tuple(facts)\n")], "expected a list of Facts"),
+    (2, "nothing to do without facts [probe]", [("    new = [f for i, f in wanted.items() if i not in present]\n",
+                                                  "    if not wanted:\n        return {\"inserted\": 0, \"updated\": 0, "
+                                                  "\"deleted\": 0, \"unchanged\": 0}\n"
+                                                  "    new = [f for i, f in wanted.items() if i not in present]\n")],
+     "a sync of no facts at all"),
     # adversarial review (adv0405), second round
     (2, "subjects embedded instead of bodies", [("store.add_texts([f.body for f in new + changed]",
                                                  "store.add_texts([f.subject for f in new + changed]")],

@@ -73,11 +73,16 @@ OTHER_CORRECT_ANSWERS = [
     # adversarial review (adv0405)
     # stopwords in braces are dropped by the lexer (Oracle Text's default stoplist), so braced question words match
     # the same chunks as keyword_terms's content words: accepted on purpose
-    (1, "every word of the question, braced, as the fallback",
-     [('keyword_terms(question, "or")', '" OR ".join("{" + w + "}" for w in question.rstrip("?").split())')]),
+    (1, "content words from keyword_terms, then the entities and expansions",
+     [("terms = list(dict.fromkeys(entities + expansions + content_terms(question)))",
+       "terms = list(dict.fromkeys(entities + expansions))"),
+      ('lex_query = " ACCUM ".join(escape_braces(term) for term in terms)',
+       'lex_query = " ACCUM ".join([escape_braces(term) for term in terms] + [keyword_terms(question, "accum")])')]),
     (1, "terms de-duplicated by hand, braces built inline",
-     [("terms = list(dict.fromkeys(entities + expansions))", "terms = entities + [e for e in expansions if e not in entities]"),
-      ('" OR ".join(escape_braces(term) for term in terms)', '"{" + "} OR {".join(t.replace("}", "}}") for t in terms) + "}"')]),
+     [("terms = list(dict.fromkeys(entities + expansions + content_terms(question)))",
+       "terms = entities + [e for e in expansions + content_terms(question) if e not in entities]"),
+      ('" ACCUM ".join(escape_braces(term) for term in terms)',
+       '"{" + "} ACCUM {".join(t.replace("}", "}}") for t in terms) + "}"')]),
     (2, "tables still unprotected, from one query",
      [("""        cur.execute("SELECT object_name FROM user_policies WHERE policy_name = 'TENANT_ISOLATION' ORDER BY object_name")
         protected = {row[0] for row in cur.fetchall()}""",
@@ -94,13 +99,13 @@ OTHER_CORRECT_ANSWERS = [
        GROUP BY id),""")]),
     (4, "visit order from a sort key", [("visit = sorted(best.values()) + [i for i in visit if i not in best.values()]",
                                          "firsts = set(best.values())\n        visit = sorted(visit, key=lambda i: (i not in firsts, i))")]),
-    (1, "terms grouped in parentheses", [('" OR ".join(escape_braces(term) for term in terms)',
-                                          '"(" + " OR ".join(escape_braces(term) for term in terms) + ")"')]),
+    (1, "terms joined with OR (the ranking differs, the expression holds the same terms)",
+     [('" ACCUM ".join(escape_braces(term) for term in terms)', '" OR ".join(escape_braces(term) for term in terms)')]),
+    (1, "terms grouped in parentheses", [('" ACCUM ".join(escape_braces(term) for term in terms)',
+                                          '"(" + " ACCUM ".join(escape_braces(term) for term in terms) + ")"')]),
     (3, "the tenant read from the session context", [
         ("AND (d.user_id IS NULL OR d.user_id = :user_id)",
          "AND (d.user_id IS NULL OR d.user_id = :user_id) AND d.tenant_id = SYS_CONTEXT('kb_ctx', 'tenant_id')")]),
-    (1, "terms joined with ACCUM (matches the rows OR matches)",
-     [('" OR ".join(escape_braces(term) for term in terms)', '" ACCUM ".join(escape_braces(term) for term in terms)')]),
 ]
 
 
@@ -118,10 +123,12 @@ def test_the_untouched_stub_fails_with_a_friendly_message(notebook, todo, capsys
 
 WRONG_ANSWERS = [
     # TODO 1: the plan
-    (1, "unbraced terms", [('" OR ".join(escape_braces(term) for term in terms)', '" OR ".join(terms)')],
+    (1, "unbraced terms", [('" ACCUM ".join(escape_braces(term) for term in terms)', '" ACCUM ".join(terms)')],
      "has text outside braces"),
-    (1, "no fallback", [('if terms else keyword_terms(question, "or")', "if terms else None")],
-     "needs the fallback"),
+    (1, "content words only as a fallback (issue 22)",
+     [("terms = list(dict.fromkeys(entities + expansions + content_terms(question)))",
+       "terms = list(dict.fromkeys(entities + expansions)) or content_terms(question)")],
+     "leaves out the question's own words"),
     (1, "braces not escaped", [("escape_braces(term)", '"{" + term + "}"')], "inside a term must be doubled"),
     (1, "no diversity for comparisons", [('"document_id" if intent == "comparison" else None', "None")],
      "diversify_by is None for a comparison"),
@@ -168,7 +175,7 @@ WRONG_ANSWERS = [
     # TODO 1
     (1, "a fixed token budget", [("TOKEN_BUDGETS[intent]", 'TOKEN_BUDGETS["lookup"]')], "token_budget is 600 for a comparison"),
     (1, "collections left out", [("choose_collections(question)", '["runbooks"]')], "(choose_collections(question))"),
-    (1, "terms joined with AND", [('" OR ".join(escape_braces(term) for term in terms)',
+    (1, "terms joined with AND", [('" ACCUM ".join(escape_braces(term) for term in terms)',
                                    '" AND ".join(escape_braces(term) for term in terms)')], "joins its terms with AND"),
     (1, "the question left out of the plan", [('{"question": question, "entities"', '{"entities"')], "missing the key(s) ['question']"),
     # TODO 2
@@ -219,7 +226,7 @@ WRONG_ANSWERS = [
      [("working_set = [dict(eligible[i], tokens=estimate_tokens(eligible[i][\"content\"])) for i in sorted(kept)]",
        "working_set = [eligible[i] for i in sorted(kept)]")], "carry no (or a wrong) 'tokens' count"),
     # adversarial review (adv0405), second round
-    (1, "one of the expansions only", [("terms = list(dict.fromkeys(entities + expansions))",
+    (1, "one of the expansions only", [("terms = list(dict.fromkeys(entities + expansions + content_terms(question)))",
                                         "terms = list(dict.fromkeys(entities + expansions[:1]))")],
      "of the plan's entities and expansions"),
     (3, "rerank on the lexical expression", [("PREDICTION({RERANKER} USING :query AS first_input",

@@ -120,6 +120,17 @@ WRONG_ANSWERS = [
      "each retrieval must appear once"),
     ("harvest_sql", "the candidates read with JSON_VALUE (a scalar)",
      [("JSON_QUERY(t.arguments, '$.candidates')", "JSON_VALUE(t.arguments, '$.candidates')")], "candidate ids"),
+    # issue 21: empty input (a search that found nothing)
+    ("precision_at_k", "divided by what came back, capped at k", [("/ k", "/ min(k, len(ranked))")], "divides by zero"),
+    ("mrr_at_k", "the first id looked up before the loop", [("    for rank, doc in enumerate(ranked[:k], start=1):\n",
+                                                             "    ranked[0]\n    for rank, doc in enumerate(ranked[:k], start=1):\n")],
+     "an empty ranking"),
+    # issue 21: a probe that never exercised the case (the log's order was the turns' order)
+    ("harvest_sql", "ordered by the user turn", [("\n ORDER BY t.id", "\n ORDER BY u.id")], "another order than the log's"),
+    ("harvest_sql", "ordered by the turn's time", [("\n ORDER BY t.id", "\n ORDER BY u.created_at, u.id")],
+     "another order than the log's"),
+    ("harvest_sql", "ordered by the question", [("\n ORDER BY t.id", "\n ORDER BY question, t.id")],
+     "another order than the log's"),
 ]
 
 #: Other correct answers: (TODO, code)

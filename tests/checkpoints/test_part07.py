@@ -437,7 +437,7 @@ WRONG = [
           edit=(('if len(statements) != 1 or has_semicolon(sql):', "if len(statements) != 1:"),)),
     Wrong("sql_guard", "clause", "schema-qualified-allowed", "let a schema-qualified table through",
           edit=(("if table.db or table.catalog:", "if False:"),)),
-    Wrong("sql_guard", "method", "dbms-text-search", "refused write words inside a string",
+    Wrong("sql_guard", "method", "dbms-text-search", "refused write words and a ';' inside a string",
           edit=(("    if package_names(sql):", "    if 'DBMS_' in sql.upper() or package_names(sql):"),)),
     Wrong("sql_guard", "method", "prefix-allowlist", "let a table not on the allowlist through",
           edit=(("if object_name(table) not in permitted and not cte_in_scope(table):",
@@ -540,6 +540,8 @@ WRONG = [
           edit=(("    output = tool(**arguments)\n",
                  "    try:\n        output = tool(**arguments)\n    except Exception:\n        budget.tool_calls -= 1\n"
                  "        raise\n"),)),
+    Wrong("approval", "probe", "actor-typed-into-the-sql", "another actor than the one who approved",
+          edit=(("AND actor = :actor", "AND actor = 'ana'"), (", actor=actor)", ")"))),
     Wrong("verifier", "probe", "like-not-equals", "a claimed case 'CASE-%'",
           edit=(("AND case_ref = :case_ref", "AND case_ref LIKE :case_ref"),)),
     Wrong("verifier", "probe", "prefix-match", "only the start of a saved one",
@@ -568,7 +570,7 @@ def test_every_todo_has_a_wrong_answer_of_each_kind():
 def test_the_guard_checkpoint_fuzz_list_is_refused_by_the_library_guard():
     from checkpoints import part07
     from workshop.harness.guard import GuardRefused, guard_select
-    for _, sql in part07.HOSTILE:
+    for _, sql, _ in part07.HOSTILE:
         with pytest.raises(GuardRefused):
             guard_select(sql, part07.ALLOWED_TABLES)
     for _, sql in part07.ACCEPTED:
@@ -590,3 +592,18 @@ def test_checkpoints_leave_the_tables_as_found(notebook):
         assert cur.fetchone() == (0,)
         cur.execute("SELECT COUNT(*), SUM(rate_bp) FROM finance_loans")
         assert cur.fetchone()[0] > 0
+
+
+def test_a_repeated_failure_of_the_same_kind_gets_the_code(notebook):
+    """The same wrong answer twice: the concept and where to read first, the statement only the second time; the
+    stub's own first hint names no SQL either."""
+    from checkpoints import part07
+    wrong = next(w for w in WRONG if w.id == "like-not-equals")
+    source = apply_edit(SOLUTION_CELLS[TODOS["verifier"][1]], wrong.edit)
+    hints = []
+    for _ in range(2):
+        with pytest.raises(CheckpointFailed) as excinfo:
+            run_todo(notebook, "verifier", source)
+        hints.append(excinfo.value.hint)
+    assert hints == list(part07.VERIFIER_HINT), hints
+    assert "SELECT" not in hints[0] and ":case_ref" in hints[1]

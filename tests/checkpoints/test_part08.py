@@ -101,6 +101,13 @@ WRONG = [
           edit=(("FROM vec v FULL OUTER JOIN lex l", "FROM vec v JOIN lex l"),)),
     Wrong("search_memories", "method", "raw-query-for-text", "keyword_terms",
           edit=(("lex_query=lex_query,", "lex_query=query,"),)),
+    # issue 21: RRF without its constant; a probe the five questions never exercised
+    Wrong("search_memories", "probe", "rrf-without-constant", "without its constant",
+          edit=(("COALESCE(1 / (60 + v.vec_rank), 0) + COALESCE(1 / (60 + l.lex_rank), 0)",
+                 "COALESCE(1 / v.vec_rank, 0) + COALESCE(1 / l.lex_rank, 0)"),)),
+    Wrong("search_memories", "probe", "rrf-max-not-sum", "returned ids",
+          edit=(("COALESCE(1 / (60 + v.vec_rank), 0) + COALESCE(1 / (60 + l.lex_rank), 0)",
+                 "GREATEST(COALESCE(1 / (60 + v.vec_rank), 0), COALESCE(1 / (60 + l.lex_rank), 0))"),)),
     Wrong("search_memories", "probe", "no-final-tie-break", "memory_id",
           edit=((" ORDER BY rrf_score DESC, m.memory_id\n", " ORDER BY rrf_score DESC\n"),)),
 ]

@@ -153,9 +153,16 @@ def test_arithmetic_and_results(cur, sql, binds, expected):
     ("SELECT COALESCE(t.nn, :b) FROM t", {"b": "5"}, "ORA-00932"),       # see probe E18-COALESCE
     ("SELECT COALESCE(t.nn, :b) FROM t", {"b": None}, [(None,)]),
     ("SELECT COUNT(*) FROM t WHERE t.n IN ('1000', :b)", {"b": 5}, [(1,)]),
+    ("SELECT NVL2(t.n, :b, 0) FROM t", {"b": "7"}, [("7",)]),             # expr3 takes expr2's type: '0'
+    ("SELECT NVL2(t.nn, :b, 0) FROM t", {"b": "7"}, [("0",)]),
+    ("SELECT NVL2(t.nn, 1, :b) FROM t", {"b": "x"}, "ORA-01722"),
+    ("SELECT NULLIF(t.n, :b) FROM t", {"b": 1000}, [(None,)]),
+    ("SELECT NULLIF(t.n, :b) FROM t", {"b": "1000"}, "ORA-00932"),         # not numeric: must be the same type
+    ("SELECT NULLIF(:b, 'x') FROM dual", {"b": "x"}, [(None,)]),
 ], ids=["union_order_by", "union_num", "greatest_num_first", "greatest_char_first", "least_col",
         "max_numbers", "max_texts", "nvl_num", "nvl_char", "nvl_char_concat", "nvl_bad", "nvl_date",
-        "coalesce_num", "coalesce_mixed", "coalesce_null", "in_mixed_list"])
+        "coalesce_num", "coalesce_mixed", "coalesce_null", "in_mixed_list", "nvl2_char", "nvl2_char_null",
+        "nvl2_bad", "nullif_num", "nullif_mixed", "nullif_char"])
 def test_no_cross_type_ordering(cur, sql, binds, expected):
     assert run(cur, sql, **binds) == expected
 

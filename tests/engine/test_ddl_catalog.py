@@ -133,9 +133,9 @@ def test_ddl_commits_open_transaction(conn, db_path):
 def test_unsupported_construct_is_named(cur):
     cur.execute("CREATE TABLE g (id NUMBER)")
     with pytest.raises(oracledb.DatabaseError) as exc:
-        cur.execute("SELECT id FROM g CONNECT BY PRIOR id = id")
+        cur.execute("SELECT CONNECT_BY_ISCYCLE FROM g CONNECT BY NOCYCLE PRIOR id = id")
     assert ora_code(exc) == 3001
-    assert "CONNECT BY" in str(exc.value)
+    assert "CONNECT_BY_ISCYCLE" in str(exc.value)
     with pytest.raises(oracledb.DatabaseError) as exc:
         cur.execute("CREATE TABLE geo (id NUMBER, shape SDO_GEOMETRY)")
     assert ora_code(exc) in (3001, 902)

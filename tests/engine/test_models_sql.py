@@ -256,7 +256,8 @@ def test_a_refused_name_is_refused_even_when_every_input_is_null(named):
 @pytest.mark.parametrize("using, outcome", [
     ("'x' AS data", "vector"), ("'x' AS DATA", "vector"), ("'x' AS data, 'y' AS extra", "vector"),
     ("'x' AS text", 40105), ("'x' AS input", 40105),
-], ids=["data", "upper", "extra", "text", "input"])
+    ("'x'", 40105),                       # no AS: an expression names no attribute (it used to default to DATA)
+], ids=["data", "upper", "extra", "text", "input", "no-alias"])
 def test_vector_embedding_accepts_only_the_models_attribute_name(named, using, outcome):
     if isinstance(outcome, int):
         with pytest.raises(oracledb.DatabaseError) as exc:
@@ -274,3 +275,14 @@ def test_a_model_loaded_with_data1_data2_takes_exactly_those(named):
     with pytest.raises(oracledb.DatabaseError) as exc:
         cur.execute("SELECT PREDICTION(RR12 USING 'q' AS FIRST_INPUT, 'd' AS SECOND_INPUT) FROM dual")
     assert ora_code(exc) == 40105
+
+
+def test_an_unaliased_column_feeds_the_attribute_of_its_own_name(named):
+    named.execute("CREATE TABLE vo_cols (data VARCHAR2(40), body VARCHAR2(40))")
+    named.execute("INSERT INTO vo_cols VALUES ('vector memory', 'vector memory')")
+    named.execute(f"SELECT VECTOR_EMBEDDING({EMBED} USING data) FROM vo_cols")
+    assert len(named.fetchone()[0]) == 384
+    with pytest.raises(oracledb.DatabaseError) as exc:
+        named.execute(f"SELECT VECTOR_EMBEDDING({EMBED} USING body) FROM vo_cols")
+    assert ora_code(exc) == 40105 and "BODY" in str(exc.value)
+    named.execute("DROP TABLE vo_cols")

@@ -109,3 +109,63 @@ def test_unanswerable_questions_are_counted_apart_with_their_traps():
     assert table.loc["one", "unanswerable"] == 2 and table.loc["one", "trap@10"] == 0.5    # U (no trap) and N
     assert table.loc["two", "trap@10"] == 0.0
     assert "N" not in set(ablation.score_runs(runs, queries)["query_id"])
+
+
+# --------------------------------------------------------------------------- issue 22: halves, stages, unjudged
+def _split_scores() -> pd.DataFrame:
+    """Two halves, two intents, three strategies; 'c' beats 'b' by 0.2 everywhere, 'b' equals 'a' in 'dev'."""
+    rows = []
+    for half, offset in (("dev", 0.0), ("held-out", 0.1)):
+        for n in range(8):
+            intent = "p" if n % 2 else "q"
+            qid = f"{half}-{n}"
+            base = 0.1 * n / 8
+            for name, value in (("a", base), ("b", base + offset), ("c", base + offset + 0.2)):
+                rows.append({"strategy": name, "query_id": qid, "intent": intent, "split": half, "ndcg@10": value})
+    return pd.DataFrame(rows)
+
+
+def test_by_split_gives_each_half_per_intent_and_all():
+    table = ablation.by_split(_split_scores())
+    assert set(table.index.get_level_values("split")) == {"dev", "held-out"}
+    assert table.loc[("dev", "all"), "queries"] == 8 and table.loc[("dev", "p"), "queries"] == 4
+    assert table.loc[("held-out", "all"), "c"] - table.loc[("held-out", "all"), "a"] == pytest.approx(0.3)
+
+
+@pytest.mark.parametrize("stage, half, expected", [
+    pytest.param(("c over b", "c", "b"), "dev", "+0.200 [+0.200, +0.200]", id="constant-gain"),
+    pytest.param(("b over a", "b", "a"), "dev", "+0.000 [+0.000, +0.000]", id="no-gain-in-dev"),
+    pytest.param(("b over a", "b", "a"), "held-out", "+0.100 [+0.100, +0.100]", id="gain-only-held-out"),
+    pytest.param(("a over c", "a", "c"), "held-out", "-0.300 [-0.300, -0.300]", id="a-loss"),
+])
+def test_stage_differences_are_paired_per_half(stage, half, expected):
+    table = ablation.stage_differences(_split_scores(), [stage])
+    assert table.loc[(half, "all"), stage[0]] == expected
+    assert table.loc[(half, "p"), "queries"] == 4
+
+
+def test_a_stage_whose_strategies_did_not_run_is_left_out():
+    table = ablation.stage_differences(_split_scores(), [("x", "c", "missing"), ("c over b", "c", "b")])
+    assert "x" not in table.columns and "c over b" in table.columns
+
+
+def test_unjudged_share_counts_chunks_with_neither_a_grade_nor_a_trap():
+    queries = [{"query_id": "A", "intent": "x", "relevance": {"d1": 3, "d2": 0}, "traps": ["t"]}]
+    runs = pd.DataFrame([{"strategy": "s", "query_id": "A", "intent": "x", "ranked": ["d1", "n1", "d2", "t", "n2"],
+                          "latency_ms": 1.0, "warm_up": True}])
+    assert ablation.score_runs(runs, queries)["unjudged@10"].iloc[0] == pytest.approx(2 / 10)
+
+
+def test_each_question_is_planned_once_and_its_routing_recorded(secured):  # noqa: F811
+    golden = load_golden_queries(version=2)[:4]
+    seen = []
+
+    def understand(question):
+        seen.append(question)
+        from workshop.pipeline.query import understand_query
+        return understand_query(question)
+    runs = ablation.run_strategies(secured, golden, ("vector", "lexical"), understand=understand)
+    assert sorted(seen) == sorted(q["query"] for q in golden)
+    assert set(runs["routing"]) <= {"all", "narrowed", "widened"}
+    off = ablation.run_strategies(secured, golden, ("vector",), min_candidates=None)
+    assert set(off["routing"]) == {"off"}

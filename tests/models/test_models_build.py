@@ -16,7 +16,7 @@ from workshop.models.model_cache import atomic_write, ensure_cached, sha256_byte
 
 # The pins, repeated here on purpose: changing the build must be a deliberate, reviewed change.
 PINNED_EMBEDDING = "163687205c11e57b47a2826a470a7e17e2f4b586f8bd3f9a0819126547691b5c"
-PINNED_RERANKER = "412ca27e5bf2627dc076b3fae384a4853651adef05c76aa5c2ffba12b5bd71c6"     # MaxSim, the default
+PINNED_RERANKER = "b95c7e06a514ae0c9eca315e8e8b0c7d15397e3e98b49f15ccba1c7a942d1118"     # MaxSim, the default
 PINNED_COSINE_BASELINE = "86e934ed5e82aeb38b08651154bf19914374e3be6edce31b2eaff0df666403b1"
 
 

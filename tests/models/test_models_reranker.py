@@ -2,9 +2,12 @@
 parity with an independent numpy computation, and the engine runtime's passage-state cache."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
+from workshop.data import load_chunks
 from workshop.models import (MAXSIM_CARD, RERANKER_METADATA_DATA12, RERANKER_SUMMARY, describe_reranker,
                              load_model, reranker_metadata)
 from workshop.models.embedding_model import MAX_TOKENS
@@ -26,14 +29,32 @@ LONG = " ".join(f"Chunk {i} describes the password policy of tenant acme and its
 ODD = ["", "Café crème brûlée — naïve façade résumé", "ORA-51962: vector memory pool (23.26.0) is empty!", LONG]
 
 
+@functools.lru_cache(maxsize=1)
+def _reference_idf(tokenizer) -> np.ndarray:
+    """Smoothed IDF of every word piece over the research corpus's chunks, counted with the reference
+    tokenizer (independent of the graph's tokenizer op); [CLS] and [SEP] weigh 0."""
+    texts = [c["text"] for c in load_chunks()]
+    df = np.zeros(len(tokenizer.vocab))
+    for text in texts:
+        df[np.unique([tokenizer.vocab["[CLS]"], *tokenizer.ids(text), tokenizer.vocab["[SEP]"]])] += 1
+    idf = np.log((1 + len(texts)) / (1 + df)) + 1
+    idf[[tokenizer.vocab["[CLS]"], tokenizer.vocab["[SEP]"]]] = 0
+    return idf
+
+
 def reference_maxsim(reference_minilm, query: str, passage: str) -> float:
-    """MaxSim written independently in float64: mean over query tokens of the max cosine over passage tokens."""
+    """MaxSim written independently in float64: the IDF-weighted mean over query tokens of the max cosine over
+    passage tokens."""
     tokenizer, bert = reference_minilm
-    q = bert.hidden(tokenizer.encode(query, MAX_TOKENS))
+    q_ids = tokenizer.encode(query, MAX_TOKENS)
+    q = bert.hidden(q_ids)
     d = bert.hidden(tokenizer.encode(passage, MAX_TOKENS))
     q /= np.linalg.norm(q, axis=1, keepdims=True)
     d /= np.linalg.norm(d, axis=1, keepdims=True)
-    return float((q @ d.T).max(axis=1).mean())
+    w = _reference_idf(tokenizer)[q_ids]
+    if w.sum() == 0:                    # only [CLS] and [SEP]: the graph floors the weight sum and scores 0
+        return 0.0
+    return float(((q @ d.T).max(axis=1) * w).sum() / w.sum())
 
 
 def pairs(query: str, docs: list[str]) -> dict[str, list[str]]:
@@ -68,6 +89,24 @@ def test_one_call_per_pair_matches_numpy_reference(reranker, reference_minilm, q
     scores = reranker.predict(pairs(query, docs), batched=False)   # Oracle's call shape: the whole graph per row
     expected = [reference_maxsim(reference_minilm, query, d) for d in docs]
     assert np.abs(scores - expected).max() < 1e-6
+
+
+def test_query_token_weights_are_the_corpus_idf(reranker_path, reference_minilm):
+    """The graph's weight table equals the IDF the reference counts with its own tokenizer; [CLS]/[SEP] weigh 0,
+    a word piece in nearly every chunk weighs less than one in a few."""
+    import onnx
+    from onnx import numpy_helper
+    tokenizer, _ = reference_minilm
+    model = onnx.load(str(reranker_path))
+    table = next(numpy_helper.to_array(t) for t in model.graph.initializer if t.name == "maxsim.query_weights")
+    assert np.abs(table - _reference_idf(tokenizer)).max() < 1e-5
+    vocab = tokenizer.vocab
+    assert table[vocab["[CLS]"]] == 0 and table[vocab["[SEP]"]] == 0
+    assert table[vocab["the"]] < table[vocab["memory"]] < table[vocab["pledge"]]
+
+
+def test_a_query_of_special_tokens_only_scores_zero_not_nan(reranker):
+    assert reranker.predict(pairs("", ["anything at all"]), batched=False)[0] == 0.0
 
 
 def test_scores_are_bounded_cosine_means(reranker):

@@ -365,3 +365,48 @@ def test_reranker_label_does_not_hide_other_errors():
     from workshop.pipeline.manager import reranker_label
     with pytest.raises(Exception, match="ORA-01031"):
         reranker_label(FakeOracle({"workshop_meta": ora_error(1031, "insufficient privileges")}))
+
+
+def ready_oracle_script(monkeypatch, tmp_path) -> FakeOracle:
+    """Oracle as a devcontainer leaves it after the set-up: every answer a ready database gives, OAMP not built."""
+    from workshop.data import DATA_VERSION
+    from workshop.setup import expected_counts
+    monkeypatch.setenv("OAMP_VENV", str(tmp_path / "no-oamp"))
+    monkeypatch.setenv("ORACLE_READONLY_USER", "WORKSHOP_RO")
+    monkeypatch.setenv("ORACLE_READONLY_PASSWORD", "ro")
+    counts = expected_counts()
+
+    def count(sql, binds):
+        table = sql.split(" FROM ")[1].split()[0].upper()
+        return [(counts[table],)]
+    reader = FakeOracle({"all_objects": [(o,) for o, _ in READER_OBJECTS]})
+    monkeypatch.setattr(doctor, "_open_reader", lambda: reader)
+    meta = [("data_version", DATA_VERSION), ("embedding_model", "ALL_MINILM_L6_V2"), ("reranker_model", "RERANKER"),
+            ("reranker_label", "RERANKER: card")]
+    return FakeOracle([
+        ("v$version", [("Oracle AI Database 26ai Free Release 23.26.3.0.0",)]),
+        ("user_mining_models", [("ALL_MINILM_L6_V2", "EMBEDDING"), ("RERANKER", "REGRESSION")]),
+        ("VECTOR_EMBEDDING", [([0.1] * 384,)]), ("PREDICTION", [(0.9,)]),
+        ("user_tables", [(t.name,) for t in schema.TABLES] + [(t,) for t in counts]),
+        ("workshop_meta", meta), ("COUNT(embedding)", count), ("CONTAINS", [(61,)]),
+        ("user_property_graphs", [("RESEARCH_GRAPH",)]), ("GRAPH_TABLE", [(counts["PAPER_AUTHORS"],)]),
+        ("all_users", [(1,)]), ("SELECT COUNT(*) FROM", count), ("user_indexes", [(i.name,) for i in schema.INDEXES]),
+        ("v$vector_memory_pool", [(512 * 2**20,)]),
+        *grant_script().items(), ("user_objects", READER_OBJECTS),
+        ("product_component_version", [("Oracle AI Database 26ai Free",)]), ("v$option", [("TRUE",)]),
+    ])
+
+
+def test_the_doctor_exits_0_on_an_oracle_database_ready_for_parts_00_to_07(monkeypatch, tmp_path, capsys):
+    """H2 of issue 20: every check on scripted answers of a ready database, OAMP not built: exit 0, OAMP as
+    information with its command; and one real failure (the read-only user cannot read RERANKER) gives 1."""
+    fake = ready_oracle_script(monkeypatch, tmp_path)
+    monkeypatch.setattr(doctor.db, "connect", lambda **kw: fake)
+    assert doctor.main() == 0, capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "All checks passed" in out and "OAMP (part 08)" in out and "bash scripts/setup_oamp_env.sh" in out
+    assert "FAIL" not in out and "read-only user         ok" in out
+    monkeypatch.setattr(doctor, "_open_reader",
+                        lambda: FakeOracle({"all_objects": [(o,) for o, _ in READER_OBJECTS if o != "RERANKER"]}))
+    assert doctor.main() == 1
+    assert "WORKSHOP_RO cannot read: RERANKER" in capsys.readouterr().out

@@ -58,3 +58,18 @@ def test_a_second_set_up_changes_nothing(live_oracle):
 def test_each_first_live_test_step_passes(live_oracle, step):
     failed = [(s.name, s.detail) for s in step(live_oracle) if s.status == "FAIL"]
     assert failed == []
+
+
+def test_the_read_only_user_reads_what_part_07_needs_and_writes_nothing(live_oracle):
+    """H1 of issue 20: the start-up script's WORKSHOP_RO with the owner's reader grants."""
+    assert doctor.check_readonly_user(live_oracle).ok, doctor.check_readonly_user(live_oracle)
+    from workshop import verify_probes
+    failed = [(s.name, s.detail) for s in verify_probes.readonly_session(live_oracle) if s.status == "FAIL"]
+    assert failed == []
+
+
+def test_the_ctxsys_packages_are_granted_under_their_real_owner(live_oracle):
+    """H3 of issue 20: EXECUTE ON CTXSYS.DBMS_VECTOR_CHAIN and CTXSYS.DBMS_HYBRID_VECTOR took."""
+    from workshop import verify_probes
+    direct = [s for s in verify_probes.ctxsys_packages(live_oracle) if "directly" in s.name]
+    assert [s.status for s in direct] == ["PASS", "PASS"], direct

@@ -5,7 +5,6 @@ expression that does not raise, a leaking RLS policy, too few approximate rows. 
 Markdown and the exit code says whether anything differed."""
 from __future__ import annotations
 
-import subprocess
 
 import numpy as np
 import pytest
@@ -154,7 +153,17 @@ def test_a_leaking_rls_policy_fails():
     found = statuses(vo.row_level_security(conn))
     assert found["no context set: no rows"] == "FAIL" and found["tenant acme sees only acme"] == "FAIL"
     assert found["cross-tenant INSERT refused (ORA-28115)"] == "FAIL"
-    assert conn.sql("DBMS_RLS.DROP_POLICY") and conn.sql("DROP CONTEXT vo_tenant_ctx")   # cleaned up
+    assert conn.sql("DBMS_RLS.DROP_POLICY") and conn.sql("DROP PACKAGE vo_tenant_pkg")   # cleaned up
+    assert conn.sql("CREATE OR REPLACE CONTEXT vo_ctx USING vo_tenant_pkg")              # the one fixed context
+    assert not conn.sql("DROP CONTEXT")             # needs DROP ANY CONTEXT: reused, never dropped
+
+
+def test_both_rls_probes_reuse_one_fixed_context_and_never_drop_it():
+    conn = _private_script(ora_error(28110, "policy function or package has error"))
+    vo.private_policy_function(conn)
+    assert conn.sql("CREATE OR REPLACE CONTEXT vo_ctx USING vo_private_pkg") and not conn.sql("DROP CONTEXT")
+    created = {s.split()[4] for s in conn.sql("CREATE OR REPLACE CONTEXT")}
+    assert created == {"vo_ctx"} and "vo_ctx" in vo.PRIVATE_BODY
 
 
 def test_binds_python_oracledb_refuses_are_expected_to_be_refused():
@@ -192,7 +201,17 @@ def test_the_report_is_pasteable_markdown():
     text = vo.report(steps, dsn="db:1521/FREEPDB1")
     assert "| 3 embedding model | parity: emoji | FAIL | max \\|Δ\\| = 3e-4 more |" in text
     assert text.splitlines()[-1] == "Result: DIFFERENCES FOUND (1 pass, 1 fail, 1 skipped)"
+    assert "#### What to change" in text and f"**3 embedding model / parity: emoji**: {vo.NO_ADVICE}" in text
     assert "db:1521/FREEPDB1" in text and "python-oracledb" in text
+
+
+def test_the_report_says_what_to_change_for_each_difference_and_nothing_when_there_is_none():
+    steps = [vo.Step("13 probes", "a | b", "FAIL", "x", "grant X in oracle_grants"),
+             vo.Step("13 probes", "fine", "PASS", "y", "never shown")]
+    text = vo.report(steps, dsn="d")
+    assert "- **13 probes / a \\| b**: grant X in oracle_grants" in text and "never shown" not in text
+    assert "What to change" not in vo.report(steps[1:], dsn="d")
+    assert vo._ok("s", "n", True, "d", "change").change == "" and vo._ok("s", "n", False, "d", "c").change == "c"
 
 
 def test_without_oracle_dsn_it_refuses_to_pretend(monkeypatch, capsys):
@@ -207,27 +226,10 @@ def test_exit_codes_and_the_report_file(embedded_copy, monkeypatch, tmp_path, ca
     monkeypatch.setattr(vo, "DATABASE_STEPS", (vo.property_graph,))
     out = tmp_path / "report.md"
     assert vo.main(["--allow-embedded", "--skip-notebooks", "--output", str(out)]) == 0
-    assert "Result: no difference (2 pass, 0 fail, 0 skipped)" in out.read_text()
+    assert "Result: no difference (2 pass, 0 fail, 1 skipped)" in out.read_text()     # probes: Oracle only
     assert "embedded engine" in capsys.readouterr().out
     monkeypatch.setattr(vo, "DATABASE_STEPS", (vo.property_graph, lambda conn: [vo.Step("x", "y", "FAIL", "z")]))
     assert vo.main(["--allow-embedded", "--skip-notebooks"]) == 1
-
-
-def test_notebooks_run_every_solution_under_nbval():
-    calls = []
-
-    def runner(args, **kwargs):
-        calls.append(args)
-        return subprocess.CompletedProcess(args, 0, stdout="....\n===== 120 passed in 80.0s =====\n", stderr="")
-    step = vo.notebooks(runner=runner)[0]
-    solutions = sorted((vo.config.PROJECT_ROOT / "solutions").glob("*.ipynb"))
-    assert step.status == "PASS" and "120 passed" in step.detail and f"{len(solutions)} solution notebooks" in step.name
-    args = calls[0]
-    assert "--nbval-lax" in args and "no:xdist" in args
-    assert sorted(a for a in args if a.endswith(".ipynb")) == sorted(
-        f"solutions/{p.name}" for p in (vo.config.PROJECT_ROOT / "solutions").glob("*.ipynb"))
-    failed = vo.notebooks(runner=lambda args, **kw: subprocess.CompletedProcess(args, 1, stdout="1 failed\n", stderr=""))
-    assert failed[0].status == "FAIL"
 
 
 def _private_script(select_outcome):

@@ -56,9 +56,9 @@ class SpyManager:
     def __init__(self, real):
         self.real, self.calls = real, []
 
-    def understand_query(self, question):
+    def understand_query(self, question, *, user_id=None):
         self.calls.append("understand")
-        return self.real.understand_query(question)
+        return self.real.understand_query(question, user_id=user_id)
 
     def search_knowledge_base(self, plan, *, user_id, top_k):
         self.calls.append(("search", user_id, top_k))

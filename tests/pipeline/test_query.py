@@ -15,10 +15,11 @@ def test_the_running_question_is_a_comparison_of_two_named_sources():
     assert plan["token_budget"] > 0
 
 
-def test_a_plain_question_falls_back_to_its_content_words():
+def test_a_plain_question_is_searched_by_its_content_words():
     plan = understand_query("where do models attend least within a long context?")
-    assert plan["entities"] == [] and plan["expansions"] == []
-    assert plan["lex_query"].startswith("{models}") and "{context}" in plan["lex_query"]
+    assert plan["expansions"] == [] and set(plan["entities"]) <= {"least"}      # rare in the corpus, not a name
+    for word in ("models", "attend", "least", "long", "context"):
+        assert "{" + word + "}" in plan["lex_query"]
     assert plan["diversify_by"] is None and plan["collections"] == ["ingested-papers", "vendor-docs", "blog",
                                                                     "runbooks"]
 
@@ -37,7 +38,7 @@ def test_an_llm_hook_gives_the_same_fields():
     fixed = {"entities": ["Scout"], "expansions": [], "intent": "lookup", "collections": ["blog"], "token_budget": 300,
              "diversify_by": None}
     plan = understand_query("anything", llm=lambda q: fixed)
-    assert plan["lex_query"] == "{Scout}" and plan["question"] == "anything"
+    assert plan["lex_query"] == "{Scout} ACCUM {anything}" and plan["question"] == "anything"   # + content words
     with pytest.raises(ValueError, match="lacks"):
         understand_query("anything", llm=lambda q: {"entities": []})
 

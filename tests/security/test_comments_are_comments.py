@@ -88,6 +88,8 @@ ERRORS = {
     "union-number-text": ("SELECT id {c} FROM kb UNION SELECT 'x' FROM dual", 1790),
     "union-text-number": ("SELECT 'x' {c} FROM dual UNION SELECT id FROM kb", 1790),
     "intersect-types": ("SELECT id FROM kb INTERSECT SELECT tenant_id {c} FROM kb", 1790),
+    "coalesce-types": ("SELECT COALESCE(id, 'x') {c} FROM kb", 932),
+    "coalesce-types-inside": ("SELECT COALESCE(id {c}, 'x') FROM kb", 932),
 }
 
 
@@ -139,3 +141,30 @@ def test_the_translator_ignores_string_keys_in_meta(acme):
             node.meta["rls_inner"] = True
     plan = Translator(engine.catalog).translate_query(tree)
     assert "SYS_CONTEXT" in plan.sql.upper()
+
+
+def test_only_a_hint_is_a_hint(acme):
+    """IGNORE_ROW_ON_DUPKEY_INDEX is the one hint with a semantic effect (SQL Language Reference, "Comments"): as a
+    hint it skips the duplicate; the same words in a plain comment, or a hint carrying `sqlglot.meta`, are
+    nothing more than what Oracle reads."""
+    acme.execute("INSERT /*+ IGNORE_ROW_ON_DUPKEY_INDEX(kb (id)) */ INTO kb (id, tenant_id) VALUES (1, 'acme')")
+    assert acme.rowcount == 0
+    acme.execute("INSERT /*+ IGNORE_ROW_ON_DUPKEY_INDEX(kb (id)) sqlglot.meta rls_inner */ INTO kb (id, tenant_id) "
+                 "VALUES (2, 'acme')")
+    assert acme.rowcount == 0
+    with pytest.raises(oracledb.IntegrityError) as exc:
+        acme.execute("INSERT /* IGNORE_ROW_ON_DUPKEY_INDEX(kb (id)) */ INTO kb (id, tenant_id) VALUES (1, 'acme')")
+    assert ora_code(exc) == 1
+
+
+def test_no_string_key_skips_a_type_check(acme):
+    """The same for the COALESCE datatype check (a `nvl` string key once skipped it: ORA-00932 bypassed)."""
+    from workshop.embedded.translate import Translator
+    engine = acme.connection._engine
+    engine.catalog.refresh()
+    tree = parse("SELECT COALESCE(id, 'x') FROM kb")
+    for node in tree.walk():
+        node.meta.update({m.name.lower(): True for m in Mark})
+    with pytest.raises(Exception) as exc:
+        Translator(engine.catalog).translate_query(tree)
+    assert getattr(exc.value, "code", None) == 932

@@ -89,7 +89,8 @@ def test_cli_run_on_a_complete_database_changes_nothing(built_conn, db_copy, mon
     out = capsys.readouterr().out
     assert "everything is present: nothing to do, nothing changed" in out
     assert "reranker:  RERANKER: training-free late-interaction (MaxSim) reranker over all-MiniLM-L6-v2 token states, not a cross-encoder" in out
-    assert re.search(r"PAPER_SIMILARITY +810", out)
+    assert re.search(r"rows: +\d+ tables, [\d,]+ rows, unchanged", out)     # the table only when something changed
+    assert "next:      open " in out and "/00_setup_and_orientation.ipynb" in out
     conn = connect(db_copy)
     try:
         assert fingerprint(conn) == fingerprint(built_conn)

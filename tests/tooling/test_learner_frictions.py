@@ -65,7 +65,7 @@ def test_the_identity_table_escapes_html():
     ("05_hybrid_pipeline.ipynb", "p05-setup", "not a cross-encoder"),
     ("06_evaluating_retrieval.ipynb", "p06-setup", "not a cross-encoder"),
     ("07_agent_harness.ipynb", "p07-setup", "scripted (deterministic; no model is called)"),
-    ("08_oracle_ai_agent_memory.ipynb", "p08-setup", "DBMS_AGENT_MEMORY_STORE"),
+    ("08_oracle_ai_agent_memory.ipynb", "p08-setup", "run this part on Oracle (ORACLE_DSN) to see it"),
 ], ids=["part05", "part06", "part07", "part08"])
 def test_the_parts_identity_output_is_not_cut(name, cell_id, whole):
     """The stored output of each header cell (the notebook as it last ran) holds the whole line."""
@@ -211,7 +211,7 @@ def test_the_working_copy_is_ignored_by_git_and_opened_by_the_devcontainers():
     ignored = subprocess.run(["git", "check-ignore", "-q", "my-notebooks/00_setup_and_orientation.ipynb"],
                              cwd=PROJECT_ROOT, capture_output=True)
     assert ignored.returncode in (0, 128), "git does not ignore my-notebooks/"     # 128: not a git checkout
-    assert config.working_copy_dir().name == "my-notebooks" or "WORKSHOP_MY_NOTEBOOKS" in __import__("os").environ
+    assert str(config.working_copy_dir()) == __import__("os").environ["WORKSHOP_MY_NOTEBOOKS"]   # tests: a tmp folder
     for path in (PROJECT_ROOT / ".devcontainer").rglob("devcontainer.json"):
         text = path.read_text()
         assert '"openFiles": ["my-notebooks/00_setup_and_orientation.ipynb"]' in text, path
@@ -220,10 +220,19 @@ def test_the_working_copy_is_ignored_by_git_and_opened_by_the_devcontainers():
     assert "my-notebooks/" in readme
 
 
+def test_a_second_set_up_run_says_unchanged_in_one_line_instead_of_the_table():
+    from workshop.setup import SetupReport
+    counts = {"PAPERS": 162, "FINANCE_FX_RATES": 630}
+    second = SetupReport("embedded", "b", "here", "M", "R", actions=[], counts=counts).text()
+    assert "rows:      2 tables, 792 rows, unchanged" in second and "FINANCE_FX_RATES" not in second
+    first = SetupReport("embedded", "b", "here", "M", "R", actions=["created table X"], counts=counts).text()
+    assert "FINANCE_FX_RATES" in first and "630" in first
+
+
 def test_the_set_up_ends_with_the_next_step():
     from workshop.working_copy import FIRST_NOTEBOOK, next_step
-    line = next_step()
-    assert line.startswith("next:") and f"my-notebooks/{FIRST_NOTEBOOK}" in line
+    line = next_step(config.PROJECT_ROOT / "my-notebooks")
+    assert line.startswith("next:") and f"open my-notebooks/{FIRST_NOTEBOOK}" in line      # relative to the project
 
 
 # --------------------------------------------------------------------------- troubleshooting
@@ -242,6 +251,9 @@ WALK_ERRORS = [
     ("07", "the consumption was not committed: a rollback (or a crash) after the call hands the approval back",
      ("checkpoints/part07.py", "the consumption was not committed: a rollback (or a crash) after the call hands the approval back")),
     ("07", 'ORA-00942: table or view "CHECKPOINTS" does not exist', ("workshop/schema.py", '"CHECKPOINTS"')),
+    ("07", "guard_select refused write words and a ';' inside a string",
+     ("checkpoints/part07.py", "write words and a ';' inside a string")),
+    ("07", "guard_select let a schema-qualified table through", ("checkpoints/part07.py", '("a schema-qualified table"')),
     ("07", "the ORDER BY does not end with loan_id", ("checkpoints/part07.py", "the ORDER BY does not end with loan_id")),
     ("07", "the tool ran 4 times under a cap of 3", ("checkpoints/part07.py", "times under a cap of")),
     ("08", "returns memories of another user", ("checkpoints/part08.py", 'returns memories of {whose}')),

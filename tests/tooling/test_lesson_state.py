@@ -56,13 +56,29 @@ CONSTANTS = {
     "workshop.agent_memory.oamp_static.RETURNS": "the OAMP API return types the static check knows",
 }
 
+#: State held per live object and weakly keyed, so it goes with its object (a closed session): name -> why a reset
+#: must not clear it. Checked: each is a Weak* container.
+PER_OBJECT = {
+    "workshop.harness.identity._LOCKS": "one lock per live session, weakly keyed by the connection: it goes with "
+                                        "the session, and clearing it while a tool holds a lock would let two "
+                                        "tools bind one session at once",
+}
+
 
 def _call_name(node: ast.AST) -> str:
     return ast.unparse(node.func if isinstance(node, ast.Call) else node).split(".")[-1]
 
 
+#: Calls whose value differs per import: a module global made with one is state of the kernel, like a cache.
+PER_IMPORT_CALLS = {"uuid1", "uuid4", "time", "time_ns", "monotonic", "now", "utcnow", "today", "random", "randint",
+                    "token_hex", "urandom"}
+
+
 def _is_mutable(value: ast.AST | None) -> bool:
     if isinstance(value, (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)):
+        return True
+    if value is not None and any(isinstance(n, ast.Call) and _call_name(n) in PER_IMPORT_CALLS
+                                 for n in ast.walk(value)):
         return True
     return isinstance(value, ast.Call) and _call_name(value) in MUTABLE_CALLS
 
@@ -142,8 +158,6 @@ def _import_lessons() -> None:
     for package in LESSON_PACKAGES:
         pkg = importlib.import_module(f"workshop.{package}")
         for info in pkgutil.walk_packages(pkg.__path__, f"workshop.{package}."):
-            if info.name.endswith(".oamp") or "mcp_server" in info.name:
-                continue                    # optional dependencies; they hold no state (scanned above anyway)
             importlib.import_module(info.name)
 
 
@@ -160,6 +174,8 @@ SCANNER_CASES = [
     ("cache", "from functools import cache\n@cache\ndef f(x):\n    return x", ["m.f"]),
     ("class attribute", "class A:\n    registry = {}", ["m.A.registry"]),
     ("a global statement", "n = 0\ndef bump():\n    global n\n    n += 1", ["m.n"]),
+    ("an id drawn at import", "import uuid\nRUN_ID = uuid.uuid4().hex[:8]", ["m.RUN_ID"]),
+    ("a timestamp taken at import", "import time\nSTARTED = time.time()", ["m.STARTED"]),
     ("tuple: a constant", "T = (1, 2)", []),
     ("frozenset: a constant", "F = frozenset({'a'})", []),
     ("a compiled pattern", "import re\nP = re.compile('x')", []),
@@ -194,7 +210,8 @@ def test_the_mutation_scan(source, expected):
 def test_every_module_level_mutable_object_is_registered_or_a_constant():
     _import_lessons()
     registered = {s.name for s in lesson_state.registered()}
-    unknown = [name for name in lesson_state_found() if name not in registered and name not in CONSTANTS]
+    unknown = [name for name in lesson_state_found()
+               if name not in registered and name not in CONSTANTS and name not in PER_OBJECT]
     assert not unknown, (
         "module-level mutable state in lesson code that reset_part does not clear: " + ", ".join(unknown) +
         ". Register it with workshop.lesson_state.register(__name__, name, parts=(n,), clear=...) so reset_part(n) "
@@ -204,8 +221,16 @@ def test_every_module_level_mutable_object_is_registered_or_a_constant():
 def test_the_registry_and_the_constants_name_objects_that_exist():
     _import_lessons()
     found = set(lesson_state_found())
-    stale = [n for n in [*CONSTANTS, *(s.name for s in lesson_state.registered())] if n not in found]
+    stale = [n for n in [*CONSTANTS, *PER_OBJECT, *(s.name for s in lesson_state.registered())] if n not in found]
     assert not stale, f"listed but not found by the scan (renamed or removed?): {stale}"
+
+
+@pytest.mark.parametrize("name", sorted(PER_OBJECT))
+def test_per_object_state_is_weakly_keyed(name):
+    module, attribute = name.rsplit(".", 1)
+    value = getattr(importlib.import_module(module), attribute)
+    assert type(value).__name__ in ("WeakKeyDictionary", "WeakValueDictionary", "WeakSet"), \
+        f"{name} is listed as per-object state but holds its objects strongly: register it with lesson_state"
 
 
 @pytest.mark.parametrize("name", sorted(CONSTANTS))
@@ -249,3 +274,16 @@ def test_reset_part_clears_the_registered_state(tmp_path, monkeypatch):
 def test_registering_needs_a_part():
     with pytest.raises(ValueError, match="which parts"):
         lesson_state.register("m", "x", parts=(), clear=lambda: None)
+
+
+def test_part_08_draws_a_new_run_id_when_it_is_reset(monkeypatch):
+    """OAMP thread ids carry RUN_ID so that a rerun never meets the previous run's threads; a rerun in the same
+    kernel kept the first id."""
+    from workshop.agent_memory import oamp
+    monkeypatch.delenv("OAMP_RUN_ID", raising=False)
+    first = oamp.RUN_ID
+    lesson_state.clear_for_part(8)
+    assert oamp.RUN_ID != first and len(oamp.RUN_ID) == 8
+    monkeypatch.setenv("OAMP_RUN_ID", "pinned01")
+    lesson_state.clear_for_part(8)
+    assert oamp.RUN_ID == "pinned01"

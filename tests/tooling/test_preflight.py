@@ -96,7 +96,10 @@ def test_doctor_prints_the_pasteable_set_up_command_once():
 def test_set_up_script_does_not_build_an_editable_install_and_the_pth_puts_the_project_on_the_path(tmp_path):
     script = (PROJECT_ROOT / "scripts" / "setup.sh").read_text()
     commands = "\n".join(line for line in script.splitlines() if not line.lstrip().startswith("#"))
-    assert "pip install" in commands and not re.search(r"pip install[^\n]*\s-e\s", commands)
+    installer = (PROJECT_ROOT / "scripts" / "install_packages.sh").read_text()
+    assert "bash scripts/install_packages.sh .venv/bin/python" in commands
+    assert "uv pip install" in installer and "-r requirements.txt" in installer
+    assert not re.search(r"pip install[^\n]*\s-e\s", commands + installer)
     snippet = script.split("<<'PY'\n", 1)[1].split("\nPY\n", 1)[0]
     site = tmp_path / "site"
     site.mkdir()

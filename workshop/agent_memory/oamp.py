@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import uuid
 
 import oracledb
+
+from workshop import lesson_state
 
 PACKAGE = "oracleagentmemory"
 VERSION = "26.6.0"
@@ -82,5 +85,18 @@ def ready(conn: oracledb.Connection | None, *, needs_llm: bool = False) -> bool:
     return True
 
 
-#: Thread ids of one notebook run (the articles' RUN_ID): a rerun never meets the previous run's threads.
-RUN_ID = os.environ.get("OAMP_RUN_ID") or __import__("uuid").uuid4().hex[:8]
+def _new_run_id() -> str:
+    return os.environ.get("OAMP_RUN_ID") or uuid.uuid4().hex[:8]
+
+
+#: Thread ids of one notebook run (the articles' RUN_ID): a rerun never meets the previous run's threads. A rerun
+#: in the same kernel starts with reset_part(8), which draws a new one (workshop.lesson_state).
+RUN_ID = _new_run_id()
+
+
+def _next_run() -> None:
+    global RUN_ID
+    RUN_ID = _new_run_id()
+
+
+lesson_state.register(__name__, "RUN_ID", parts=(8,), clear=_next_run)

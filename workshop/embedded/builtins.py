@@ -101,7 +101,7 @@ def to_vector(value: Any, dims: Any = None, fmt: Any = None, *_ignored) -> bytes
         if "BINARY" in (fmt, V.vector_format(blob)):
             raise EngineError(51805, f"cannot convert a {V.vector_format(blob)} vector to {fmt}")
         blob = V.encode_vector(V.vector_numpy(blob).astype(np.float64), fmt)
-    if dims not in (None, "*", 0, "0"):
+    if dims not in (None, "*", "FLEX"):
         expected = int(dims)
         actual = V.vector_dimension(blob)
         if actual != expected:

@@ -101,11 +101,24 @@ class DdlExecutor:
             handler(sql)
         bump_ddl_version(self.conn)
 
-    def _exists(self, name: str) -> bool:
-        return self.conn.execute('SELECT 1 FROM "ORA$TABLES" WHERE table_name = ? UNION ALL '
-                                 'SELECT 1 FROM "ORA$INDEXES" WHERE index_name = ? UNION ALL '
-                                 'SELECT 1 FROM "ORA$SEQUENCES" WHERE sequence_name = ?',
-                                 (name, name, name)).fetchone() is not None
+    def _exists(self, name: str, namespace: str = "table") -> bool:
+        """Whether ``name`` is taken in the Oracle namespace of the new object (SQL Language Reference, "Database
+        Object Namespaces": tables, views and sequences share one, indexes have their own). An index and a table
+        or view of the same name are legal on Oracle but one namespace in SQLite: refused by name (ORA-03001)."""
+        if namespace == "index":
+            taken = 'SELECT 1 FROM "ORA$INDEXES" WHERE index_name = ?'
+            other = 'SELECT 1 FROM "ORA$TABLES" WHERE table_name = ?'
+        else:
+            taken = ('SELECT 1 FROM "ORA$TABLES" WHERE table_name = ?1 UNION ALL '
+                     'SELECT 1 FROM "ORA$SEQUENCES" WHERE sequence_name = ?1')
+            other = 'SELECT 1 FROM "ORA$INDEXES" WHERE index_name = ?' if namespace == "table" else None
+        if self.conn.execute(taken, (name,)).fetchone() is not None:
+            return True
+        if other is not None and self.conn.execute(other, (name,)).fetchone() is not None:
+            raise unsupported(f'{"an index" if namespace == "index" else "a table"} named "{name}" like an existing '
+                              f'{"table or view" if namespace == "index" else "index"} (Oracle keeps indexes in a '
+                              "namespace of their own; SQLite, under the engine, does not)")
+        return False
 
     def _system_name(self) -> str:
         """SYS_Cnnnnnn for an unnamed constraint, from a per-database counter (as Oracle numbers them)."""
@@ -113,6 +126,16 @@ class DdlExecutor:
         self.conn.execute("UPDATE \"ORA$META\" SET value = value + 1 WHERE key = 'constraint_seq'")
         number = self.conn.execute("SELECT value FROM \"ORA$META\" WHERE key = 'constraint_seq'").fetchone()[0]
         return f"SYS_C{number:07d}"
+
+    def _refuse_case_twin(self, kind: str, name: str) -> None:
+        """Oracle keeps quoted names that differ only in case apart ("Tb1" and "TB1" are two objects); SQLite, under
+        the engine, folds case in table, view, index and trigger names. Refused by name (ORA-03001), never answered
+        with a false ORA-00955."""
+        clash = self.conn.execute("SELECT name FROM sqlite_master WHERE upper(name) = upper(?) AND name <> ?",
+                                  (name, name)).fetchone()
+        if clash:
+            raise unsupported(f'{kind} "{name}" beside "{clash[0]}" (names that differ only in case; SQLite, under '
+                              "the engine, folds case)")
 
     def _name_in_use(self, name: str) -> errors.EngineError:
         return errors.EngineError(955, "name is already used by an existing object")
@@ -149,6 +172,12 @@ class DdlExecutor:
                 table_constraints.append(item)
         if not columns:
             raise errors.EngineError(904, "a table must have at least one column")
+        seen: dict[str, str] = {}
+        for coldef in columns:
+            twin = seen.setdefault(coldef.name.upper(), coldef.name)
+            if twin != coldef.name:
+                raise unsupported(f'a column "{coldef.name}" beside "{twin}" (names that differ only in case; SQLite, '
+                                  "under the engine, folds case)")
         sqlite_cols, col_rows, constraint_rows = [], [], []
         translator = Translator(self.catalog)
         pk_columns: list[str] = []
@@ -325,6 +354,10 @@ class DdlExecutor:
             spec = _column_type(coldef.args["kind"])
             if table.column(coldef.name) is not None:
                 raise errors.EngineError(1430, "column being added already exists in table")
+            twin = next((c.name for c in table.columns if c.name.upper() == coldef.name.upper()), None)
+            if twin is not None:
+                raise unsupported(f'a column "{coldef.name}" beside "{twin}" (names that differ only in case; '
+                                  "SQLite, under the engine, folds case)")
             default_sql, default_text = "", None
             for constraint in coldef.args.get("constraints") or []:
                 kind = constraint.args["kind"]
@@ -362,10 +395,11 @@ class DdlExecutor:
         table = self.catalog.table(table_name)
         if table is None or table.kind != "TABLE":
             raise errors.EngineError(942, f'table or view "{table_name}" does not exist')
-        if self._exists(index_name):
+        if self._exists(index_name, "index"):
             if m.group(2):
                 return
             raise self._name_in_use(index_name)
+        self._refuse_case_twin("an index", index_name)
         columns = []
         for text in column_texts:
             cm = re.fullmatch(r'(?is)\s*(' + _IDENT + r')\s*(ASC|DESC)?\s*', text)
@@ -534,6 +568,9 @@ class DdlExecutor:
             self.conn.execute(f'DROP VIEW "{name}"')
             self.conn.execute('DELETE FROM "ORA$TABLES" WHERE table_name = ?', (name,))
             self.conn.execute('DELETE FROM "ORA$COLUMNS" WHERE table_name = ?', (name,))
+        if row is None and self._exists(name):       # a sequence of that name (tables are in ORA$TABLES)
+            raise self._name_in_use(name)
+        self._refuse_case_twin("a view", name)
         plan = self.hooks.translate_query(body)
         if plan.text_searches or plan.topk or plan.model_calls or plan.binds or plan.sequences:
             raise unsupported("this construct inside a view")
@@ -547,7 +584,7 @@ class DdlExecutor:
     def create_sequence(self, sql: str) -> None:
         m = re.match(r"(?is)CREATE\s+SEQUENCE\s+(IF\s+NOT\s+EXISTS\s+)?(" + _IDENT + r")(.*)$", sql)
         name = ident(m.group(2))
-        if self._exists(name):
+        if self._exists(name, "sequence"):
             if m.group(1):
                 return
             raise self._name_in_use(name)
@@ -642,9 +679,16 @@ def _column_type(datatype: exp.DataType) -> dict:
         spec["data_type"] = base
     elif base == "VECTOR":
         spec["data_type"] = "VECTOR"
-        dims = params[0] if params else "0"
+        dims = params[0] if params else "*"
         fmt = params[1] if len(params) > 1 else "FLEX"
-        spec["vector_dimensions"] = None if dims in ("0", "*") else int(dims)
+        dims = "*" if dims.upper() == "FLEX" else dims       # dialect.normalise_for_parser's spelling of *
+        if dims != "*" and not (dims.strip().isdigit() and 1 <= int(dims) <= 65535):
+            # AI Vector Search User's Guide, "Create Tables Using the VECTOR Data Type": the number of dimensions is
+            # * (flexible) or 1 to 65535; langchain-oracledb's test_create_table_test expects ORA-51801 for 65536,
+            # 0 and -1
+            raise errors.EngineError(51801, f"VECTOR column type specification has an unsupported dimension count "
+                                            f"('{dims}').")
+        spec["vector_dimensions"] = None if dims == "*" else int(dims)
         spec["vector_format"] = None if fmt in ("FLEX", "*") else fmt
         if spec["vector_format"] not in (None, "FLOAT32", "FLOAT64", "INT8", "BINARY"):
             raise errors.EngineError(51801, f"invalid vector format {fmt}")

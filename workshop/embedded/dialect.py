@@ -24,9 +24,9 @@ class ModelUsing(exp.Expression, exp.Func):
 
 
 class ModelArg(exp.Expression):
-    """One `expr AS name` argument of a model function."""
+    """One `expr [AS name]` argument of a model function."""
 
-    arg_types = {"this": True, "name": True}
+    arg_types = {"this": True, "name": False}          # `USING col` names the attribute after the column
 
 
 class JsonQuery(exp.Expression, exp.Func):
@@ -199,7 +199,7 @@ def normalise_for_parser(sql: str) -> str:
 
     def fix(code: str) -> str:
         code = _APPROX.sub("FETCH ", code)
-        return _VECTOR_STAR.sub(lambda m: f"VECTOR(0, {(m.group(2) or '*').replace('*', 'FLEX')})", code)
+        return _VECTOR_STAR.sub(lambda m: f"VECTOR(FLEX, {(m.group(2) or '*').replace('*', 'FLEX')})", code)
 
     return map_code(sql, fix)
 
@@ -208,6 +208,7 @@ def parse(sql: str) -> exp.Expression:
     """The statement's parse tree. Comments (hints included) are dropped first, each replaced by a space as
     Oracle reads it: a comment is a comment. Kept, sqlglot would attach them to nodes (and print them in a
     column heading) and fill `Expression.meta` from any comment containing `sqlglot.meta`; the engine's own
-    marks live under keys no text can write (markers.Mark), this makes sure no text reaches meta at all."""
+    marks live under keys no text can write (markers.Mark), this makes sure no text reaches meta at all. The one
+    hint with a semantic effect is read from the text by lexing.statement_hint (Engine._parse)."""
     from .lexing import strip_comments
     return sqlglot.parse_one(normalise_for_parser(strip_comments(sql)), dialect=OracleX)

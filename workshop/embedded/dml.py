@@ -11,6 +11,7 @@ from sqlglot import exp
 
 from . import errors
 from .catalog import Column, Table
+from .markers import Mark
 from .translate import Plan, Scope, Translator, _conjuncts, _rownum_bound, normalize_identifiers, unsupported
 
 
@@ -24,7 +25,9 @@ def column_spec(table: Table, column: Column) -> str:
 
 
 def store(value: exp.Expression, table: Table, column: Column) -> exp.Expression:
-    return exp.Anonymous(this="ORA_STORE", expressions=[value, exp.Literal.string(column_spec(table, column))])
+    call = exp.Anonymous(this="ORA_STORE", expressions=[value, exp.Literal.string(column_spec(table, column))])
+    call.meta[Mark.ENGINE_CALL] = True        # the translator's own call: text cannot name ORA_STORE (ORA-00904)
+    return call
 
 
 class DmlTranslator(Translator):
@@ -92,7 +95,7 @@ class DmlTranslator(Translator):
             alias_list = ", ".join(f'"{a}"' for a in aliases)
             self.plan.sql = (f'WITH "ORA$SRC"({alias_list}) AS ({query.sql(dialect="sqlite")}) '
                              f'INSERT INTO "{table.name}" ({names}) SELECT {stored} FROM "ORA$SRC"')
-        hint = tree.meta.get("ignore_row_on_dupkey_index")
+        hint = tree.meta.get(Mark.IGNORE_DUPKEY)
         if hint is not None:
             self.plan.sql += self._ignore_dupkey(table, *hint, select=not isinstance(source, exp.Values))
         return self.plan

@@ -27,11 +27,11 @@ from .ddl import DdlExecutor
 from .dialect import parse
 from .dml import DmlTranslator
 from .hooks import EngineHooks, Plugin
-from .lexing import bind_names, code_mask, leading_words, split_returning_into, strip_comments
+from .lexing import bind_names, code_mask, leading_words, split_returning_into, statement_hint, strip_comments
 from . import readonly as readonly_rules
 from .plsql import run_block
 from .statement import Result, StatementState
-from .translate import Plan, Translator, bind_param, check_constructs, unsupported
+from .translate import Plan, Translator, apply_semantic_hint, bind_param, check_constructs, unsupported
 from .vector_cache import VectorCache
 
 DEFAULT_BUSY_TIMEOUT_S = float(os.environ.get("WORKSHOP_BUSY_TIMEOUT", "15"))
@@ -267,13 +267,19 @@ class Engine:
             tree = parse(sql)
         except sqlglot.errors.SqlglotError as exc:
             detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            if detail.startswith("Expected table name"):
+                # `SELECT 1 FROM 123`: langchain-oracledb's test_table_exists_test expects Oracle's ORA-00903
+                raise errors.EngineError(903, f"invalid table name ({detail})") from None
             raise errors.EngineError(933, f"SQL command not properly ended or unsupported syntax ({detail})") from None
-        return check_constructs(tree)
+        return apply_semantic_hint(check_constructs(tree), statement_hint(sql))
 
     def plan_for(self, sql: str, words: list[str], bind_types: dict[str, str | None] | None = None) -> Plan:
         """The cached translation of a statement; with ``bind_types``, the one for binds of those datatypes
         (Oracle types a bind by the value python-oracledb sends, and converts around it by that type)."""
-        key = self._plan_key(sql) + (tuple(sorted(bind_types.items())) if bind_types is not None else (),)
+        if bind_types is None or getattr(self, "_plan_version", (None,))[0] != sql:
+            self._plan_version = self._plan_key(sql)
+        # a typed plan comes right after its untyped one, under the same lock: the catalog is the one just read
+        key = self._plan_version + (tuple(sorted(bind_types.items())) if bind_types is not None else (),)
         plan = self._plans.get(key)
         if plan is not None:
             return plan
@@ -461,9 +467,15 @@ class Engine:
     def _nextval(self, name: str) -> int:
         if self.readonly:
             readonly_rules.refuse_sequence(name)
-        self.begin_write()
-        row = self.db.execute('UPDATE "ORA$SEQUENCES" SET last_number = last_number + increment_by '
-                              'WHERE sequence_name = ? RETURNING last_number', (name,)).fetchone()
+        # A sequence is not transactional (SQLRF "CREATE SEQUENCE": numbers are generated independently of
+        # tables and transactions): outside a transaction the increment commits on its own, so a SELECT of NEXTVAL
+        # leaves the session without the write lock. Inside one it is part of it (rolled back with it: a difference).
+        update = ('UPDATE "ORA$SEQUENCES" SET last_number = last_number + increment_by '
+                  'WHERE sequence_name = ? RETURNING last_number')
+        if self.in_txn:
+            row = self.db.execute(update, (name,)).fetchone()
+        else:
+            row = self._run_with_retry(lambda: self.db.execute(update, (name,)).fetchall())[0]
         if not hasattr(self, "_currval"):
             self._currval = {}
         self._currval[name] = row[0]

@@ -170,7 +170,8 @@ def _dbms_lob_substr(lob, amount=32767, offset=1):
 
 
 def register_all(engine: "Engine") -> None:
-    for name, (fn, nargs, deterministic) in _ENGINE_SCALARS.items():
+    from .hierarchy import RUNTIME_FUNCTIONS
+    for name, (fn, nargs, deterministic) in {**_ENGINE_SCALARS, **RUNTIME_FUNCTIONS}.items():
         engine.register(name, fn, nargs, deterministic)
     engine.register_aggregate("ORA_LISTAGG", ListAgg, 2)
     engine.register_aggregate("ORA_LISTAGG_ORDERED", ListAggOrdered, -1)

@@ -61,6 +61,29 @@ def map_code(sql: str, fn: Callable[[str], str]) -> str:
     return "".join(fn(text) if kind == "code" else text for kind, text in segments(sql))
 
 
+def statement_hint(sql: str) -> str | None:
+    """The body of a statement's optimizer hint: a `/*+ ... */` or `--+ ...` comment directly after the statement's
+    first keyword, the only place Oracle reads one (SQL Language Reference, "Comments" > "Using Hints"). Every other
+    comment is a comment."""
+    parts = iter(segments(sql))
+    for kind, text in parts:
+        if kind != "comment" and (kind != "code" or text.strip()):
+            break
+    else:
+        return None
+    if kind != "code" or not re.fullmatch(r"\s*[A-Za-z]+\s*", text):
+        return None
+    following = next(parts, None)
+    if following is None or following[0] != "comment":
+        return None
+    comment = following[1]
+    if comment.startswith("/*+"):
+        return comment[3:-2]
+    if comment.startswith("--+"):
+        return comment[3:]
+    return None
+
+
 def strip_comments(sql: str) -> str:
     """Remove comments (optimizer hints included: they never change results)."""
     return "".join(" " if kind == "comment" else text for kind, text in segments(sql))

@@ -88,6 +88,9 @@ _WRITE_ACTIONS = {
 def authorizer(action: int, arg1, arg2, database, source) -> int:
     """SQLite authorizer of a read-only connection: every change to the database file is denied (the statement
     fails to prepare: nothing ran); the session's temporary tables and triggers stay writable."""
+    if action == sqlite3.SQLITE_UPDATE and arg1 == "sqlite_master":
+        return sqlite3.SQLITE_OK      # SQLite's own check while it declares a table-valued function (json_each) on
+        #                               first use; a real schema change arrives as CREATE/DROP/ALTER, denied above
     if action in _WRITE_ACTIONS and database != "temp":
         return sqlite3.SQLITE_DENY
     return sqlite3.SQLITE_OK

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from sqlglot import exp
 
-from . import errors
+from . import errors, hierarchy
 from .catalog import OWNED_VIEWS, SCHEMA_OWNER, Catalog, Column, Table
 from .dialect import JsonQuery, ModelArg, ModelUsing, OracleX
 from .markers import Mark
@@ -21,6 +21,8 @@ from .markers import Mark
 # Functions implemented natively by SQLite with Oracle semantics, passed through unchanged.
 #: Oracle's limit on a text literal in SQL (MAX_STRING_SIZE = STANDARD, the default).
 MAX_LITERAL_BYTES = 4000
+#: Oracle's limit on a name (12.2 and later).
+MAX_IDENTIFIER_BYTES = 128
 
 _PASSTHROUGH = (
     exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Coalesce, exp.Nullif, exp.Case, exp.If,
@@ -313,7 +315,8 @@ class Translator:
                 cte.set("this", self._rewrite_query(cte.this, scope))
                 scope.ctes[cte.alias_or_name] = cte.this
         if node.args.get("connect") is not None:
-            raise unsupported("CONNECT BY hierarchical query")
+            node = hierarchy.rewrite(node, lambda name: self.catalog.table(name) is not None,
+                                     lambda table, column: self._table_has_column(table, column), _heading)
         node.set("locks", None)
         # FROM / JOIN sources first: they define the scope.
         from_ = node.args.get("from_")
@@ -356,6 +359,10 @@ class Translator:
             self._scopes_by_select[id(outer)] = scope
             return outer
         return node
+
+    def _table_has_column(self, table: str, column: str) -> bool:
+        found = self.catalog.table(table)
+        return found is not None and found.column(column) is not None
 
     def _not_a_comparison_key(self, node: exp.Expression, scope: Scope | None) -> None:
         """Oracle: "ORA-22848: cannot use VECTOR type as comparison key" (=, <, IN, ORDER BY, GROUP BY, DISTINCT,
@@ -444,25 +451,47 @@ class Translator:
         condition = normalize_identifiers(parse(f"SELECT 1 FROM DUAL WHERE {predicate}").args["where"].this)
         return self._rewrite(condition, scope)
 
+    def _source_names(self, alias: str, scope: Scope) -> list[str] | None:
+        """The column names a FROM item shows to `*`, in order (None when a star inside hides them)."""
+        source = scope.sources.get(alias)
+        if isinstance(source, Table):
+            return [c.name for c in source.columns]
+        select = _select_of(source) if isinstance(source, exp.Expression) else None
+        if isinstance(select, exp.Select) and not any(_is_star(p) for p in select.expressions):
+            return [p.alias_or_name for p in select.expressions]
+        return None
+
     def _expand_protected_stars(self, select: exp.Select, scope: Scope) -> None:
         """`*` and `alias.*` over a table under a SELECT policy list exactly the table's columns, as on Oracle: the
         inline view the policy puts in its place also carries the base rowid (for text search and hit lists),
-        which a star passed on to SQLite would show as an extra column."""
-        if not scope.protected or not any(_is_star(p) for p in select.expressions):
+        which a star passed on to SQLite would show as an extra column (and a NATURAL JOIN would join on)."""
+        if not scope.protected:
             return
         from_ = select.args.get("from_")
         joins = select.args.get("joins") or []
-        if any(j.args.get("kind") == "NATURAL" or j.args.get("method") == "NATURAL" for j in joins):
-            raise unsupported("SELECT * over a NATURAL JOIN with a table under a row-level security policy")
         aliases = [item.alias_or_name for item in ([from_.this] if from_ is not None else []) + [j.this for j in joins]]
+        # a NATURAL JOIN becomes USING (its common columns): the same join on Oracle's columns only
+        seen: list[str] = list(self._source_names(aliases[0], scope) or []) if aliases else []
+        for join, alias in zip(joins, aliases[1:]):
+            names = self._source_names(alias, scope)
+            if join.args.get("method") == "NATURAL":
+                if names is None or not seen:
+                    raise unsupported("NATURAL JOIN of a derived table whose columns come from a star, with a "
+                                      "table under a row-level security policy")
+                join.set("method", None)
+                join.set("using", [exp.to_identifier(n, quoted=True) for n in seen if n in names])
+            seen += [n for n in names or [] if n not in seen]
+        if not any(_is_star(p) for p in select.expressions):
+            return
         # Oracle lists a USING join's columns once, first (SQL Language Reference, SELECT, "using_clause")
         using = [u.name for j in joins for u in (j.args.get("using") or [])]
 
         def columns_of(alias: str, skip: list[str]) -> list[exp.Expression]:
-            source = scope.sources.get(alias)
-            if alias not in scope.protected or not isinstance(source, Table):
-                return [exp.Column(this=exp.Star(), table=exp.to_identifier(alias, quoted=True))]
-            return [exp.column(c.name, table=alias, quoted=True) for c in source.columns if c.name not in skip]
+            names = self._source_names(alias, scope)
+            if names is None or (alias not in scope.protected and not skip):
+                return [exp.Column(this=exp.Star(), table=exp.to_identifier(alias, quoted=True)) if alias
+                        else exp.Star()]
+            return [exp.column(n, table=alias or None, quoted=True) for n in names if n not in skip]
 
         expanded: list[exp.Expression] = []
         for projection in select.expressions:
@@ -765,8 +794,13 @@ class Translator:
         if name == "SCORE":
             return self._score(args, scope)
         if name == "NVL":
-            return exp.Coalesce(this=args[0], expressions=[self._nvl_operand(args[0], args[1], scope)]
-                                if len(args) == 2 else args[1:])
+            coalesce = exp.Coalesce(this=args[0], expressions=[self._nvl_operand(args[0], args[1], scope)]
+                                    if len(args) == 2 else args[1:])
+            coalesce.meta[Mark.NVL] = True
+            return coalesce
+        if name == "NVL2" and len(args) == 3:
+            # SQLRF "NVL2": expr3 is converted to the data type of expr2 (as NVL converts expr2 to expr1's)
+            return _ora("ORA_NVL2", args[0], args[1], self._nvl_operand(args[1], args[2], scope))
         names = self.catalog.names
         if name in names.functions:
             return _ora(names.functions[name][0], *args)
@@ -774,8 +808,11 @@ class Translator:
             if name in names.aggregates and isinstance(node.parent, exp.Window):
                 raise unsupported(f"{name} as an analytic (OVER) function")
             return _ora("ORA_" + name, *args)
-        if name.startswith("ORA_"):
+        if name.startswith("ORA_") and node.meta.get(Mark.ENGINE_CALL):
             return node
+        # the engine's internal functions (ORA_TEXT_SCORE, ORA_SYS_CONTEXT, ...) are not Oracle's: written in a
+        # statement they are unknown identifiers, as on Oracle (ORA_TEXT_SCORE(slot, rowid) would otherwise read
+        # another tenant's text score)
         raise errors.EngineError(904, f'"{name}": invalid identifier')
 
     def _nvl_operand(self, first: exp.Expression, second: exp.Expression, scope: Scope) -> exp.Expression:
@@ -794,7 +831,7 @@ class Translator:
             raise errors.EngineError(932, f"inconsistent datatypes: expected {kind} got {other}")
         else:
             return second
-        converted.meta["oracle_type"] = "VARCHAR2" if _is_char(kind) else kind
+        converted.meta[Mark.ORACLE_TYPE] = "VARCHAR2" if _is_char(kind) else kind
         return converted
 
     def _package_call(self, node: exp.Dot, scope: Scope) -> exp.Expression:
@@ -1019,8 +1056,8 @@ class Translator:
         model = node.args["model"].name
         names, values = [], []
         for arg in node.expressions:
+            names.append(_attribute_name(arg))          # before the rewrite, which may replace arg.this
             value = self._rewrite(arg.this, scope)
-            names.append(arg.args["name"].name.upper() if arg.args.get("name") is not None else "DATA")
             values.append(value)
         call = ModelCall(slot=len(self.plan.model_calls), function=function, model=model, input_names=names,
                          args_sql=[v.sql(dialect="sqlite") for v in values],
@@ -1210,7 +1247,7 @@ class Translator:
                 if position < len(node.expressions):
                     return self.infer_type(node.expressions[position], scope)
         if isinstance(node, exp.Placeholder):
-            name = node.meta.get("bind_name")
+            name = node.meta.get(Mark.BIND_NAME)
             if name is None:
                 return None
             self.plan.typed_binds.add(name)
@@ -1233,7 +1270,7 @@ def _placeholder(tr: Translator, node: exp.Placeholder, scope: Scope) -> exp.Exp
     if name not in tr.plan.binds:
         tr.plan.binds.append(name)
     out = exp.Placeholder(this=bind_param(name))
-    out.meta["bind_name"] = name
+    out.meta[Mark.BIND_NAME] = name
     return out
 
 
@@ -1290,7 +1327,7 @@ def _coalesce(tr: Translator, node: exp.Coalesce, scope: Scope) -> exp.Expressio
     group: NUMBER with character or DATE is ORA-00932 (NVL, translated to coalesce before this, converts instead).
     The COALESCE page's sentence on "nonnumeric data that can be implicitly converted" leaves character-with-NUMBER
     unclear: verify_oracle's probe E18-COALESCE records Oracle's answer."""
-    if node.meta.get("nvl"):
+    if node.meta.get(Mark.NVL):
         return node
     groups = [g for g in (_type_group(tr.infer_type(a, scope)) for a in [node.this, *node.expressions]) if g]
     if any(g != groups[0] for g in groups):
@@ -1306,6 +1343,17 @@ def _datetime_bind(node: exp.Expression, kind: str | None, target: str) -> exp.E
     if not isinstance(node, exp.Placeholder) or kind != "DATE":
         return node
     return _ora("ORA_CAST_DATE" if target == "DATE" else "ORA_CAST_TIMESTAMP", node)
+
+
+def _nullif(tr: Translator, node: exp.Nullif, scope: Scope) -> exp.Expression:
+    """NULLIF(expr1, expr2): SQLRF "NULLIF": "If both arguments are numeric data types, Oracle Database determines
+    the argument with the higher numeric precedence ... If the arguments are not numeric, then they must be of the
+    same data type, or Oracle returns an error" (ORA-00932; SQLite would compare 1 with '1' and answer 1)."""
+    kinds = [tr.infer_type(a, scope) for a in (node.this, node.expression)]
+    groups = [_type_group(k) for k in kinds]
+    if all(groups) and groups[0] != groups[1]:
+        raise errors.EngineError(932, f"inconsistent datatypes: expected {kinds[0]} got {kinds[1]}")
+    return node
 
 
 def _is_scalar_subquery(node: exp.Subquery) -> bool:
@@ -1473,6 +1521,7 @@ NODE_REWRITES: dict[type, Callable[[Translator, Any, Scope], exp.Expression]] = 
     exp.Window: _window,
     exp.Case: _case,
     exp.Coalesce: _coalesce,
+    exp.Nullif: _nullif,
     exp.Lock: _unchanged,
     exp.DateStrToDate: _date_literal,
     exp.StrToTime: _timestamp_literal,
@@ -1496,6 +1545,8 @@ PASSTHROUGH_NODES: frozenset[type] = frozenset({
     exp.Like, exp.Escape,
     # JSON_TABLE / JSON_OBJECT parts, read by their parent's handler
     exp.JSONColumnDef, exp.JSONKeyValue, exp.JSONSchema,
+    # CONNECT BY, PRIOR and CONNECT_BY_ROOT: rewritten to a recursive WITH before translation (hierarchy.py)
+    exp.Connect, exp.Prior, exp.ConnectByRoot,
 })
 
 
@@ -1504,18 +1555,21 @@ PASSTHROUGH_NODES: frozenset[type] = frozenset({
 UNSUPPORTED_CONSTRUCTS: dict[type, Callable[[exp.Expression], str] | str] = {
     exp.Pivot: lambda node: "UNPIVOT" if node.args.get("unpivot") else "PIVOT",
     exp.TableSample: "SAMPLE clause",
+    exp.XMLTable: "XMLTABLE",
+    exp.MultitableInserts: "INSERT ALL / INSERT FIRST (multitable insert)",
+    exp.ConditionalInsert: "INSERT ALL / INSERT FIRST (multitable insert)",
     exp.MatchRecognize: "MATCH_RECOGNIZE",
     exp.Rollup: "GROUP BY ROLLUP",
     exp.Cube: "GROUP BY CUBE",
     exp.GroupingSets: "GROUP BY GROUPING SETS",
     exp.Lateral: "LATERAL / CROSS APPLY / OUTER APPLY",
+    exp.MultitableInserts: "INSERT ALL / INSERT FIRST (multitable insert)",
+    exp.ConditionalInsert: "INSERT ALL / INSERT FIRST (multitable insert)",
     exp.Version: "flashback query (AS OF / VERSIONS)",
     exp.Into: "SELECT ... INTO outside PL/SQL",
     exp.Partition: "partition-extended table name",
     exp.Any: "ANY / SOME comparison",
     exp.All: "ALL comparison",
-    exp.Connect: "CONNECT BY hierarchical query",
-    exp.Prior: "PRIOR (CONNECT BY)",
 }
 
 
@@ -1538,10 +1592,13 @@ def check_constructs(tree: exp.Expression) -> exp.Expression:
     the way to SQLite and return a silently different result. Optimizer hints are removed: Oracle
     ignores them, they never change a result."""
     for hint in list(tree.find_all(exp.Hint)):
-        _semantic_hint(tree, hint)
         hint.pop()
     for node in tree.walk():
-        if not is_translated(type(node)):
+        if isinstance(node, exp.Identifier) and len(str(node.this).encode()) > MAX_IDENTIFIER_BYTES:
+            # SQL Language Reference, "Database Object Naming Rules": names are 1 to 128 bytes long
+            raise errors.EngineError(972, f"identifier is too long (the identifier {str(node.this)[:30]}... exceeds "
+                                          f"the maximum length of {MAX_IDENTIFIER_BYTES} bytes)")
+        if type(node) in UNSUPPORTED_CONSTRUCTS or not is_translated(type(node)):
             raise unsupported(construct_name(node))
         if isinstance(node, exp.Column) and node.args.get("join_mark"):
             raise unsupported("Oracle outer join operator (+) (use LEFT / RIGHT OUTER JOIN)")
@@ -1554,32 +1611,47 @@ _DUPKEY_HINT = re.compile(r"(?is)\bIGNORE_ROW_ON_DUPKEY_INDEX\s*\(\s*(\"[^\"]+\"
                           r"(?:\(([^)]*)\)|(\"[^\"]+\"|[\w$#]+))\s*\)")
 
 
-def _semantic_hint(tree: exp.Expression, hint: exp.Hint) -> None:
+def apply_semantic_hint(tree: exp.Expression, hint: str | None) -> exp.Expression:
     """IGNORE_ROW_ON_DUPKEY_INDEX is the one hint that changes a statement's result (SQL Language Reference,
-    "Comments" > "IGNORE_ROW_ON_DUPKEY_INDEX Hint": "Unlike other hints, ... has a semantic effect"): read from the
-    parsed hint of an INSERT and kept in the tree's meta for the DML translator; in UPDATE or MERGE it is ORA-38917.
-    No other comment or hint reaches the engine's decisions."""
-    text = " ".join(str(e) for e in hint.expressions)
-    match = _DUPKEY_HINT.search(text)
-    if match is None:
-        if re.search(r"(?i)\bIGNORE_ROW_ON_DUPKEY_INDEX\b", text) and hint.parent is tree \
-                and isinstance(tree, exp.Insert):
-            raise errors.EngineError(38913, "Index specified in the index hint is invalid")
-        return
-    if hint.parent is not tree:
-        return
+    "Comments" > "IGNORE_ROW_ON_DUPKEY_INDEX Hint": unlike other hints it has a semantic effect). ``hint`` is the
+    statement's hint body (lexing.statement_hint: only the comment right after the first keyword is a hint); on an
+    INSERT it is kept under Mark.IGNORE_DUPKEY for the DML translator, in UPDATE or MERGE it is ORA-38917. No other
+    comment or hint reaches the engine's decisions."""
+    if hint is None or not re.search(r"(?i)\bIGNORE_ROW_ON_DUPKEY_INDEX\b", hint):
+        return tree
     if isinstance(tree, (exp.Update, exp.Merge)):
         raise errors.EngineError(38917, "IGNORE_ROW_ON_DUPKEY_INDEX hint disallowed for this operation")
-    if isinstance(tree, exp.Insert):
-        def name(text: str) -> str:
-            return text[1:-1] if text.startswith('"') else text.upper()
-        columns = [name(c.strip()) for c in match.group(2).split(",")] if match.group(2) is not None else None
-        tree.meta["ignore_row_on_dupkey_index"] = (name(match.group(1)), columns,
-                                                   name(match.group(3)) if match.group(3) else None)
+    if not isinstance(tree, exp.Insert):
+        return tree
+    match = _DUPKEY_HINT.search(hint)
+    if match is None:
+        return tree     # a hint Oracle cannot parse is ignored, as every malformed hint is
+
+    def name(text: str) -> str:
+        return text[1:-1] if text.startswith('"') else text.upper()
+    columns = [name(c.strip()) for c in match.group(2).split(",")] if match.group(2) is not None else None
+    tree.meta[Mark.IGNORE_DUPKEY] = (name(match.group(1)), columns, name(match.group(3)) if match.group(3) else None)
+    return tree
+
+
+
+def _attribute_name(arg: exp.Expression) -> str:
+    """The model attribute a USING expression feeds: its AS name; without one, a column's own name (as USING *
+    maps columns by name: SQL Language Reference, PREDICTION, mining_attribute_clause); any other expression
+    without AS names no attribute of the model (its SQL text, which matches none)."""
+    if arg.args.get("name") is not None:
+        return arg.args["name"].name.upper()
+    if isinstance(arg.this, exp.Column):
+        return arg.this.name.upper()
+    return arg.this.sql(dialect="oracle").upper()
 
 
 def _ora(name: str, *args: exp.Expression) -> exp.Anonymous:
-    return exp.Anonymous(this=name, expressions=[a for a in args])
+    """A call of the engine's own SQL function `name` (registered on the SQLite connection), marked as the
+    translator's: the same name written in a statement is not an Oracle function (ORA-00904)."""
+    call = exp.Anonymous(this=name, expressions=[a for a in args])
+    call.meta[Mark.ENGINE_CALL] = True
+    return call
 
 
 def _is_aggregate_call(node: exp.Expression, aggregates: set[str]) -> bool:

@@ -47,22 +47,23 @@ def pool_runs(conn: oracledb.Connection, queries: Sequence[Mapping[str, Any]], *
     return pd.concat(runs, ignore_index=True)
 
 
-def pools(runs: pd.DataFrame) -> dict[str, dict[str, list[str]]]:
-    """query_id -> {chunk id: the strategies that returned it}, in first-seen order."""
+def pools(runs: pd.DataFrame, depth: int = POOL_DEPTH) -> dict[str, dict[str, list[str]]]:
+    """query_id -> {chunk id: the strategies that returned it in their top `depth`}, in first-seen order."""
     out: dict[str, dict[str, list[str]]] = {}
     for row in runs.itertuples(index=False):
         pool = out.setdefault(row.query_id, {})
-        for chunk_id in list(row.ranked)[:POOL_DEPTH]:
+        for chunk_id in list(row.ranked)[:depth]:
             pool.setdefault(chunk_id, []).append(row.strategy)
     return out
 
 
-def unjudged(queries: Sequence[Mapping[str, Any]], runs: pd.DataFrame) -> dict[str, dict[str, list[str]]]:
+def unjudged(queries: Sequence[Mapping[str, Any]], runs: pd.DataFrame,
+             depth: int = POOL_DEPTH) -> dict[str, dict[str, list[str]]]:
     """query_id -> {pooled chunk id with neither a grade in `relevance` nor a place in `traps`: strategies},
     only where any. A trap is a judgement too: "looks right, must not come back"."""
     judged = {q["query_id"]: set(q["relevance"]) | set(q.get("traps") or ()) for q in queries}
     out = {}
-    for query_id, pool in pools(runs).items():
+    for query_id, pool in pools(runs, depth).items():
         missing = {c: s for c, s in pool.items() if c not in judged[query_id]}
         if missing:
             out[query_id] = missing

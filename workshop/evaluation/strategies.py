@@ -6,6 +6,7 @@ that differs differs.
 | name | statement |
 |---|---|
 | vector | part 05's vector pool (stage-2 scope), the top :pool_size |
+| lexical (`LEGS`) | part 05's lexical pool (stage-2 scope, the plan's `lex_query`), SCORE order, ties by id |
 | hybrid_rrf | part 05's pipeline with `reranker=None`: RRF of both pools, ordered by the fused score |
 | hybrid_rerank | part 05's whole pipeline: the fused top 40 reordered by the reranker (= "pipeline") |
 | pipeline_unfiltered | the same statement without the stage-2 filters (current version, not deleted, the user's own or shared, no bibliography); the tenant boundary (RLS) stays |
@@ -20,7 +21,7 @@ from typing import Any
 import oracledb
 
 from workshop import config, schema
-from workshop.pipeline.search import (CANDIDATES, pipeline_sql, plan_binds, scope_predicates,
+from workshop.pipeline.search import (CANDIDATES, lexical_pool_sql, pipeline_sql, plan_binds, scope_predicates,
                                       vector_pool_sql)
 
 EVAL_USER = "eval-user"
@@ -48,6 +49,13 @@ def vector(conn, plan, *, user_id: str = EVAL_USER, depth: int = DEPTH) -> list[
     return _ids(conn, vector_pool_sql(config.embedding_model_name(), collection_list), binds, depth)
 
 
+def lexical(conn, plan, *, user_id: str = EVAL_USER, depth: int = DEPTH) -> list[str]:
+    collection_list, binds = plan_binds(plan, user_id, depth)
+    binds = {k: v for k, v in binds.items() if k not in ("query", "rrf_k", "top_k")}
+    binds["pool_size"] = depth
+    return _ids(conn, lexical_pool_sql(collection_list), binds, depth)
+
+
 def hybrid_rrf(conn, plan, *, user_id: str = EVAL_USER, depth: int = DEPTH) -> list[str]:
     collection_list, binds = plan_binds(plan, user_id, CANDIDATES)
     return _ids(conn, pipeline_sql(config.embedding_model_name(), None, collection_list), binds, depth)
@@ -66,6 +74,11 @@ def pipeline_unfiltered(conn, plan, *, user_id: str = EVAL_USER, depth: int = DE
                          collection_list)
     return _ids(conn, sql, binds, depth)
 
+
+#: The lexical leg on its own: part 06 compares the hybrid with its best leg. Not in STRATEGIES, so not in the
+#: judged pool of golden set v2 (pooling.py): a chunk only it finds is unjudged and counts as 0 (its scores are
+#: a lower bound; the ablation's `unjudged@10` column says how much of its top 10 that is).
+LEGS: dict[str, Callable[..., list[str]]] = {"lexical": lexical}
 
 STRATEGIES: dict[str, Callable[..., list[str]]] = {
     "vector": vector, "hybrid_rrf": hybrid_rrf, "hybrid_rerank": hybrid_rerank,

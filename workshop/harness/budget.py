@@ -12,7 +12,7 @@ DEFAULT_MAX_TOOL_CALLS = 10
 
 
 class BudgetExhausted(RuntimeError):
-    """A budget ran out; `.which` is 'tool_calls', 'tokens' or 'rounds'."""
+    """A budget ran out; `.which` is 'tool_calls', 'tokens', 'rounds' or 'refused_calls'."""
 
     def __init__(self, which: str, message: str):
         super().__init__(message)
@@ -24,9 +24,13 @@ class Budget:
     max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS
     max_tokens: int = 20000
     max_rounds: int = 6
+    #: proposals the harness refused without running them (no tool name, not on the allowlist, bad arguments):
+    #: they cost no tool call, but a planner that proposes thousands of them in one round must still stop.
+    max_refused_calls: int = 2 * DEFAULT_MAX_TOOL_CALLS
     tool_calls: int = field(default=0, init=False)
     tokens: int = field(default=0, init=False)
     rounds: int = field(default=0, init=False)
+    refused_calls: int = field(default=0, init=False)
 
     def start_round(self) -> None:
         if self.rounds >= self.max_rounds:
@@ -38,6 +42,13 @@ class Budget:
         if self.tool_calls >= self.max_tool_calls:
             raise BudgetExhausted("tool_calls", f"tool-call cap of {self.max_tool_calls} reached")
         self.tool_calls += 1
+
+    def charge_refusal(self) -> None:
+        """Count one refused proposal; the one past the limit ends the run."""
+        if self.refused_calls >= self.max_refused_calls:
+            raise BudgetExhausted("refused_calls", f"{self.max_refused_calls} refused calls: the planner keeps "
+                                                   "proposing calls the harness cannot run")
+        self.refused_calls += 1
 
     def admit_text(self, text: str) -> str:
         """Admit tool output into the planner's context only if it fits the token budget."""

@@ -45,13 +45,26 @@ class ChatPlanner:
                                          method="POST")
         with self._open(request, timeout=self.timeout) as response:
             reply = json.loads(response.read().decode())["choices"][0]["message"]
-        calls = [Call(c["function"]["name"], json.loads(c["function"].get("arguments") or "{}"))
-                 for c in reply.get("tool_calls") or []]
+        calls = [_proposed(c) for c in reply.get("tool_calls") or []]
         if calls:
             return calls
         text = reply.get("content") or ""
         saved = text.rsplit("SAVED:", 1)[1].strip() if "SAVED:" in text else None
         return Answer(text, saved_case=saved)
+
+
+def _proposed(tool_call: Any) -> Call:
+    """One tool call as the model sent it. Whatever its shape, it becomes a Call for the harness to judge: a
+    malformed one (no function, arguments that are not JSON) gets no name or no arguments, so the harness
+    refuses it and records the attempt instead of the run crashing on the model's output."""
+    function = tool_call.get("function") if isinstance(tool_call, dict) else None
+    if not isinstance(function, dict):
+        return Call(None, {"tool_call": tool_call})  # type: ignore[arg-type]
+    try:
+        arguments = json.loads(function.get("arguments") or "{}")
+    except (TypeError, ValueError):
+        arguments = None
+    return Call(function.get("name"), arguments)  # type: ignore[arg-type]
 
 
 def planner_from_env(scripted: Any, tools: Sequence[dict], environ: dict | None = None) -> Any:

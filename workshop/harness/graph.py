@@ -45,6 +45,7 @@ class AgentState(TypedDict, total=False):
     verified: str
     tool_calls: int
     tokens: int                 # the run's token budget spent so far: one budget across every round
+    refused_calls: int          # proposals refused without running (bounded too)
     rounds: int
 
 
@@ -61,9 +62,10 @@ def _recorder(harness: Harness, state: AgentState) -> RunRecorder:
 def _run_budget(limits: Budget, state: AgentState) -> Budget:
     """The run's one budget, as far as it is spent: the state carries calls, tokens and rounds from round to
     round (and across a restart), so no round starts a fresh budget."""
-    spent = Budget(limits.max_tool_calls, limits.max_tokens, limits.max_rounds)
+    spent = Budget(limits.max_tool_calls, limits.max_tokens, limits.max_rounds, limits.max_refused_calls)
     spent.tool_calls, spent.tokens, spent.rounds = (state.get("tool_calls", 0), state.get("tokens", 0),
                                                     state.get("rounds", 0))
+    spent.refused_calls = state.get("refused_calls", 0)
     return spent
 
 
@@ -110,7 +112,7 @@ def build_agent_graph(harness: Harness, planner: Any, memory: HarnessMemory, *, 
             raise
         return {"run_id": run_id, "context": found["context"], "memory_used": found["memory"],
                 "retrieved": found["retrieved"], "observations": [], "pending": [], "tool_calls": 0,
-                "tokens": 0, "rounds": 0, "status": "running"}
+                "tokens": 0, "refused_calls": 0, "rounds": 0, "status": "running"}
 
     def plan(state: AgentState) -> dict:
         if state["rounds"] >= limits.max_rounds:
@@ -158,9 +160,10 @@ def build_agent_graph(harness: Harness, planner: Any, memory: HarnessMemory, *, 
         except BudgetExhausted as exhausted:
             recorder.event("RUNTIME", exhausted.which, "budget_exhausted")
             return {"observations": observations, "pending": [], "tool_calls": run_budget.tool_calls,
-                    "tokens": run_budget.tokens, "status": "budget_exhausted"}
+                    "tokens": run_budget.tokens, "refused_calls": run_budget.refused_calls,
+                    "status": "budget_exhausted"}
         return {"observations": observations, "pending": [], "tool_calls": run_budget.tool_calls,
-                "tokens": run_budget.tokens}
+                "tokens": run_budget.tokens, "refused_calls": run_budget.refused_calls}
 
     def verify(state: AgentState) -> dict:
         recorder = _recorder(harness, state)

@@ -22,7 +22,7 @@ from typing import Any
 
 import oracledb
 
-from workshop import oracle_grants
+from workshop import lesson_state, oracle_grants
 from workshop.oracle_grants import share_with_reader
 from workshop.pipeline import security
 
@@ -52,6 +52,15 @@ FETCH FIRST :limit ROWS ONLY""",
 
 _LOCKS: "weakref.WeakKeyDictionary[Any, threading.RLock]" = weakref.WeakKeyDictionary()
 _LOCKS_GUARD = threading.Lock()
+
+
+def _forget_locks() -> None:
+    """reset_part(7): the sessions the locks belonged to are gone with the part (a lock is made again on first use)."""
+    with _LOCKS_GUARD:
+        _LOCKS.clear()
+
+
+lesson_state.register(__name__, "_LOCKS", parts=(7,), clear=_forget_locks)
 
 
 def session_lock(conn: oracledb.Connection) -> threading.RLock:

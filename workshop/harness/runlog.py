@@ -72,7 +72,7 @@ _SECRET_VALUES = [
     re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s/:@]+:[^\s/@]+@"),                     # scheme://user:password@
     re.compile(r"\b[A-Za-z][\w$#]*/[^\s/@'\"]+@[\w.\-:/]+"),                          # user/password@dsn
     re.compile(r"(?i)\b(password|passwd|pwd|passphrase|secret|api[_-]?key|token|access[_-]?key|private[_-]?key|"
-               r"client[_-]?secret)[\"']?\s*[:=]\s*[\"']?[^\s\"',;}]+"),                 # key=value, "key": "value"
+               r"client[_-]?secret)[\\\"']{0,3}\s*[:=]\s*[\\\"']{0,3}[^\s\\\"',;}]+"),   # key=value, "key": "value"
 ]
 
 
@@ -142,7 +142,17 @@ def record_name(name: Any, redactor: Callable[[Any], Any] = redact) -> str:
         return f"<{type(name).__name__}>"
     shown = redactor(name)
     shown = shown if isinstance(shown, str) else REDACTED
-    return shown if len(shown) <= 64 else shown[:63] + "…"
+    if not shown.strip():
+        return "<empty>"                                  # '' is NULL to Oracle, and NAME is NOT NULL
+    return fit_bytes(shown, 64)
+
+
+def fit_bytes(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` bytes of UTF-8 (VARCHAR2 lengths are bytes), marked with '...' when cut."""
+    encoded = text.encode("utf-8")
+    if len(encoded) <= limit:
+        return text
+    return encoded[:limit - 3].decode("utf-8", errors="ignore") + "..."
 
 
 def _string_keys(value: Any, depth: int = 0) -> Any:
@@ -160,7 +170,7 @@ def _text(value: Any, limit: int = 3900, redactor: Callable[[Any], Any] = redact
     if value is None:
         return None
     text = json.dumps(_string_keys(redactor(value)), default=str, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return fit_bytes(text, limit)
 
 
 def create_run_tables(conn: oracledb.Connection) -> None:
@@ -195,7 +205,8 @@ class RunRecorder:
     def finish(self, status: str, verified: str | None, answer: str | None) -> None:
         with self.conn.cursor() as cur:
             cur.execute("UPDATE agent_runs SET status = :s, verified = :v, answer = :a WHERE run_id = :r",
-                        s=status, v=verified, a=(self.redactor(answer) or "")[:4000] or None, r=self.run_id)
+                        s=status, v=verified, a=fit_bytes(str(self.redactor(answer) or ""), 4000) or None,
+                        r=self.run_id)
         self.conn.commit()
 
 

@@ -239,11 +239,14 @@ class Harness:
                     "status": status, "output": output if status == "success" else None}
 
         if not isinstance(name, str) or not TOOL_NAME.fullmatch(name):
+            budget.charge_refusal()
             return observe("denied", reason="not a tool name")
         if name not in self.allowed or name not in self.tools:
+            budget.charge_refusal()
             return observe("denied", reason="not on the allowlist")
         problem = argument_problem(arguments)
         if problem:
+            budget.charge_refusal()
             return observe("invalid", error=problem)
         if name in self.requires_approval and not self._approved(run_id, Call(name, arguments), record):
             return {"name": name, "arguments": arguments, "status": "approval_required", "output": None}

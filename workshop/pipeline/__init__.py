@@ -1,6 +1,8 @@
 """Part 05: the six-stage hybrid retrieval pipeline (seed 003) over the knowledge-base tables.
 
-* ``query``: stage 1, `understand_query` (rules and a thesaurus);
+* ``query``: stage 1, `understand_query` (rules and a thesaurus; entities from ``corpus_terms``, what the
+  loaded data says is rare or a name);
+* ``routing``: stage 2's check of stage 1's collection routing (narrow only when the scope still fills a pool);
 * ``kb``: stage 2's tables, built from the corpus (`build_knowledge_base`);
 * ``security``: the tenant boundary (context package, DBMS_RLS policies);
 * ``search``: stages 3-5 as one statement (`search_knowledge_base`), and the polyglot contrast;

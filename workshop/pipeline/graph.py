@@ -27,7 +27,7 @@ class RetrievalState(TypedDict, total=False):
 def build_retrieval_graph(manager, user_id: str, *, candidates: int = 40,
                           budget: Callable[..., tuple[list[dict], dict]] = budget_context):
     def understand(state: RetrievalState) -> dict:                 # stage 1
-        return {"plan": manager.understand_query(state["query"])}
+        return {"plan": manager.understand_query(state["query"], user_id=user_id)}
 
     def retrieve_and_rerank(state: RetrievalState) -> dict:        # stages 2-5: one SQL statement
         return {"candidates": manager.search_knowledge_base(state["plan"], user_id=user_id, top_k=candidates)}

@@ -14,6 +14,7 @@ import oracledb
 
 from . import security
 from .query import understand_query as reference_understand
+from .routing import route_collections
 from .search import CANDIDATES
 from .search import search_knowledge_base as reference_search
 
@@ -50,8 +51,15 @@ class KnowledgeBaseManager:
         security.set_tenant(conn, tenant)
         self.reranker = reranker_label(conn)
 
-    def understand_query(self, question: str) -> dict:
-        return self._understand(question)
+    def understand_query(self, question: str, *, user_id: str | None = None) -> dict:
+        """Stage 1, then (with `user_id`) stage 2's routing check: the plan's collections narrow only when the
+        narrowed scope still fills a pool for this tenant and user (`routing.route_collections`)."""
+        plan = self._understand(question)
+        if user_id is None:
+            return plan
+        if security.current_tenant(self.conn) != self.tenant:
+            security.set_tenant(self.conn, self.tenant)
+        return route_collections(self.conn, plan, user_id=user_id)
 
     def search_knowledge_base(self, plan: Mapping[str, Any], *, user_id: str, top_k: int = CANDIDATES) -> list[dict]:
         """Stages 2-5 for this manager's tenant; every row says which reranker scored it."""

@@ -32,7 +32,7 @@ class OracleHybridRetriever(BaseRetriever):
     budget: Callable[..., tuple[list[dict], dict]] = budget_context
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
-        plan = self.manager.understand_query(query)                                          # stage 1
+        plan = self.manager.understand_query(query, user_id=self.user_id)           # stage 1 (+ routing check)
         rows = self.manager.search_knowledge_base(plan, user_id=self.user_id, top_k=self.candidates)  # 2-5
         working_set, _ = self.budget(rows, max_tokens=plan["token_budget"], diversify_by=plan["diversify_by"])  # 6
         return [to_document(r) for r in working_set[: self.k]]
