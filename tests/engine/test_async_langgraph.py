@@ -105,7 +105,7 @@ def test_adelete_thread_removes_only_that_thread(db_path):
 
 def test_async_oracle_store_put_get_search(db_path):
     """langgraph-oracledb's AsyncOracleStore: setup (twice), aput/aget/adelete, asearch with a filter (the
-    string binds of $gt compared as Oracle compares them)."""
+    string binds of $gt compared as Oracle compares them) and alist_namespaces (CONNECT BY LEVEL inside)."""
     from langgraph_oracledb.store.oracle import AsyncOracleStore
 
     async def case():
@@ -119,13 +119,14 @@ def test_async_oracle_store_put_get_search(db_path):
             got = (await store.aget(("users", "1"), "prefs")).value
             dark = sorted((i.namespace, i.key) for i in await store.asearch(("users",), filter={"theme": "dark"}))
             above = sorted((i.namespace, i.key) for i in await store.asearch(("users",), filter={"n": {"$gt": 6}}))
+            spaces = sorted(await store.alist_namespaces(prefix=("users",)))
             await store.adelete(("users", "1"), "prefs")
-            return got, dark, above, await store.aget(("users", "1"), "prefs")
-    got, dark, above, gone = asyncio.run(case())
+            return got, dark, above, spaces, await store.aget(("users", "1"), "prefs")
+    got, dark, above, spaces, gone = asyncio.run(case())
     assert got == {"theme": "dark", "n": 5}
     assert dark == [(("users", "1"), "prefs"), (("users", "2"), "prefs")]
     assert above == [(("users", "1"), "other"), (("users", "2"), "prefs")]
-    assert gone is None
+    assert spaces == [("users", "1"), ("users", "2")] and gone is None
 
 
 def test_async_oracle_store_vector_search_answers_as_the_sync_store(db_path):

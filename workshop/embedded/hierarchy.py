@@ -25,6 +25,7 @@ from typing import Callable
 from sqlglot import exp
 
 from . import errors
+from .markers import Mark
 
 #: Beyond this many levels a row generator stops with ORA-30009, as Oracle does when CONNECT BY runs out of memory.
 MAX_LEVELS = 1_000_000
@@ -130,7 +131,7 @@ def _generator(select: exp.Select, connect: exp.Connect) -> exp.Select:
     if connect.args.get("start") is not None:
         anchor = anchor.where(connect.args["start"].copy())
     nxt = exp.Add(this=lvl.copy(), expression=exp.Literal.number(1))
-    guard = exp.EQ(this=exp.Anonymous(this="ORA_CONNECT_BY_GUARD", expressions=[nxt.copy(),
+    guard = exp.EQ(this=_engine_call("ORA_CONNECT_BY_GUARD", [nxt.copy(),
                                                                                exp.Literal.number(MAX_LEVELS)]),
                    expression=exp.Literal.number(1))
     step = exp.select(exp.alias_(nxt, "LVL", quoted=True)).from_(exp.to_table(f'"{H}"')).where(
@@ -194,7 +195,7 @@ def _hierarchy(select: exp.Select, connect: exp.Connect, source: exp.Table,
 
     child, parent = "ORA$C", "ORA$P"
     rowid = lambda row: exp.column("ROWID", table=row)  # noqa: E731 - a tiny accessor
-    key_call = lambda key, row: exp.Anonymous(this="ORA_CONNECT_BY_KEY", expressions=[key, rowid(row)])  # noqa: E731
+    key_call = lambda key, row: _engine_call("ORA_CONNECT_BY_KEY", [key, rowid(row)])  # noqa: E731
     anchor_cols = [rowid(child), exp.Literal.number(1), key_call(exp.Null(), child)]
     anchor_cols += [exp.DPipe(this=as_child(sep, child), expression=as_child(v, child)) for v, sep in paths]
     anchor_cols += [as_child(v, child) for v in roots]
@@ -208,7 +209,7 @@ def _hierarchy(select: exp.Select, connect: exp.Connect, source: exp.Table,
     condition = connect.args["connect"].copy().transform(
         lambda n: as_child(n.this, parent) if isinstance(n, exp.Prior) else n)
     condition = as_child(_level_in(condition, level), child)
-    cycle = exp.EQ(this=exp.Anonymous(this="ORA_CONNECT_BY_CYCLE", expressions=[
+    cycle = exp.EQ(this=_engine_call("ORA_CONNECT_BY_CYCLE", [
         _col("KEY", H), rowid(child), exp.Literal.number(1 if connect.args.get("nocycle") else 0)]),
         expression=exp.Literal.number(0))
     step_cols = [rowid(child), level, key_call(_col("KEY", H), child)]
@@ -247,6 +248,14 @@ def connect_by_guard(level: int, limit: int) -> int:
     if level > limit:
         raise errors.EngineError(30009, "Not enough memory for CONNECT BY operation")
     return 1
+
+
+def _engine_call(name: str, args: list) -> exp.Anonymous:
+    """A call of one of the engine's own ORA_CONNECT_BY_* functions, marked as the translator's (as
+    translate._ora marks its calls): the same name written in a statement stays ORA-00904."""
+    call = exp.Anonymous(this=name, expressions=args)
+    call.meta[Mark.ENGINE_CALL] = True
+    return call
 
 
 RUNTIME_FUNCTIONS = {
