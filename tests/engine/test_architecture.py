@@ -119,6 +119,8 @@ PLANTED = [
     ("a plug-in imports the executor", "model_support.py", "\ndef _planted():\n    from . import engine\n", SEAM),
     ("a plug-in package imports the executor", "hybrid/search.py", "\ndef _planted():\n    from .. import dml\n",
      SEAM),
+    ("a type-checking import of the engine", "plsql.py",
+     "\nimport typing\nif typing.TYPE_CHECKING:\n    from .engine import Engine as _Planted\n", CYCLES),
 ]
 
 

@@ -462,3 +462,46 @@ def test_autocommit_commits_each_statement_and_releases_the_write_lock(table, do
         assert seen == ("auto" if autocommit else "n1")
         return in_txn
     assert run(writes()) is (not autocommit)
+
+
+class _FakeOracleConnection:
+    current_schema = None
+
+
+@pytest.mark.parametrize("readonly", [False, True], ids=["owner", "readonly"])
+def test_oracle_connect_async_uses_the_sync_doors_settings(monkeypatch, readonly):
+    monkeypatch.setenv("ORACLE_DSN", "db:1521/FREEPDB1")
+    monkeypatch.setenv("ORACLE_USER", "workshop")
+    monkeypatch.setenv("ORACLE_PASSWORD", "pw")
+    monkeypatch.setenv("ORACLE_READONLY_USER", "reader")
+    monkeypatch.setenv("ORACLE_READONLY_PASSWORD", "rpw")
+    opened = []
+
+    async def fake(settings, **kwargs):
+        opened.append(settings)
+        return _FakeOracleConnection()
+    monkeypatch.setattr(db, "connect_oracle_async", fake)
+    conn = run(db.connect_async(readonly=readonly))
+    user, password = ("reader", "rpw") if readonly else ("workshop", "pw")
+    assert opened == [db.OracleSettings("db:1521/FREEPDB1", user, password)]
+    assert conn.current_schema == ("workshop" if readonly else None)
+
+
+def test_oracle_readonly_async_never_falls_back_to_the_owner(monkeypatch):
+    monkeypatch.setenv("ORACLE_DSN", "db:1521/FREEPDB1")
+    monkeypatch.setenv("ORACLE_USER", "workshop")
+    monkeypatch.setenv("ORACLE_PASSWORD", "pw")
+    monkeypatch.delenv("ORACLE_READONLY_USER", raising=False)
+    with pytest.raises(RuntimeError, match="ORACLE_READONLY_USER"):
+        run(db.connect_async(readonly=True))
+
+
+def test_oracle_pool_async_is_python_oracledbs_with_the_same_settings(monkeypatch):
+    monkeypatch.setenv("ORACLE_DSN", "db:1521/FREEPDB1")
+    monkeypatch.setenv("ORACLE_USER", "workshop")
+    monkeypatch.setenv("ORACLE_PASSWORD", "pw")
+    calls = []
+    monkeypatch.setattr(oracledb, "create_pool_async", lambda **kwargs: calls.append(kwargs) or "pool")
+    assert db.create_pool_async(min=2, max=5) == "pool"
+    assert calls == [{"user": "workshop", "password": "pw", "dsn": "db:1521/FREEPDB1", "min": 2, "max": 5,
+                      "increment": 1}]

@@ -1,6 +1,7 @@
 """langchain-oracledb 1.6.0's async APIs, unmodified, on the embedded engine's async door: OracleVS.afrom_texts /
-acreate / aadd_texts / asimilarity_search(_with_score) / aget_by_ids / adelete, on a connection and on a pool,
-and the hybrid retriever's async path (acreate_preference, acreate_hybrid_index, ainvoke). Each async answer is
+acreate / aadd_texts / asimilarity_search(_with_score) / amax_marginal_relevance_search / aget_by_ids / adelete,
+acreate_index (HNSW) / adrop_index_if_exists, on a connection and on a pool, the text retriever's async path
+(acreate_text_index, ainvoke) and the hybrid retriever's async path (acreate_preference, acreate_hybrid_index, ainvoke). Each async answer is
 compared with the sync API's answer on the same table (the sync path is checked against independent references
 in test_langchain.py and test_hybrid_langchain.py). As in langchain-oracledb's own async tests, OracleEmbeddings
 holds a sync connection (it has no async one) and the store an async one, both on the same database."""
@@ -13,6 +14,8 @@ import pytest
 from langchain_oracledb import OracleEmbeddings, OracleVS
 from langchain_oracledb.retrievers.hybrid_search import (OracleHybridSearchRetriever, OracleVectorizerPreference,
                                                          acreate_hybrid_index)
+from langchain_oracledb.retrievers.text_search import OracleTextSearchRetriever, acreate_text_index
+from langchain_oracledb.vectorstores.oraclevs import acreate_index, adrop_index_if_exists
 from langchain_oracledb.vectorstores.utils import DistanceStrategy
 
 from workshop import models
@@ -132,3 +135,48 @@ def test_the_hybrid_retrievers_async_path_answers_as_its_sync_path(database, syn
     assert answers == expected
     assert answers[0][0][0] == "Hybrid search mixes keyword and vector search"
     assert answers[2][0][0] == "Graph retrieval over papers" and answers[2][0][1]["text_score"] > 0
+
+
+def test_hnsw_index_mmr_and_the_text_retriever_async_answer_as_sync(database, sync_conn, embeddings):
+    async def case():
+        async with connect_async(database, busy_timeout=5) as conn:
+            vs = await OracleVS.afrom_texts(TEXTS, embeddings, METAS, client=conn, table_name="ALC_TXT",
+                                            distance_strategy=DistanceStrategy.COSINE, ids=IDS)
+            await acreate_index(conn, vs, params={"idx_name": "alc_hnsw", "idx_type": "HNSW"})
+            mmr = _docs(await vs.amax_marginal_relevance_search("vector search", k=2, fetch_k=4))
+            await acreate_text_index(conn, "alc_txt_idx", vector_store=vs)
+            text = _docs(await OracleTextSearchRetriever(vector_store=vs, k=3).ainvoke("oracle"))
+            await adrop_index_if_exists(conn, "alc_hnsw")
+            async with conn.cursor() as cur:
+                await cur.execute("SELECT COUNT(*) FROM user_indexes WHERE index_name = 'ALC_HNSW'")
+                left = (await cur.fetchone())[0]
+            return mmr, text, left
+    mmr, text, left = run(case())
+    sync_vs = OracleVS(sync_conn, embeddings, "ALC_TXT", DistanceStrategy.COSINE)
+    assert mmr == _docs(sync_vs.max_marginal_relevance_search("vector search", k=2, fetch_k=4))
+    assert text == _docs(OracleTextSearchRetriever(vector_store=sync_vs, k=3).invoke("oracle"))
+    assert {t for t, _ in text} == {t for t in TEXTS if "Oracle" in t} and left == 0
+
+
+def test_a_failed_cleanup_on_the_sync_session_leaves_no_lock_for_the_async_one(database, sync_conn, embeddings):
+    """langchain-oracledb's own async hybrid tests clean up on a sync session first (drop_preference of a
+    preference that is not there, then drop_table_purge) and then build on an async session. On Oracle the
+    failed DBMS_VECTOR_CHAIN.DROP_PREFERENCE leaves that session holding nothing; here it once kept SQLite's write
+    lock, and the async session's CREATE TABLE waited out the busy timeout: ORA-00054 (the 12 failures)."""
+    from langchain_oracledb.retrievers.hybrid_search import drop_preference
+    from langchain_oracledb.vectorstores.utils import drop_index, drop_table_purge
+
+    for cleanup in (lambda: drop_index(sync_conn, "ALC_GONE_IDX"), lambda: drop_preference(sync_conn, "ALC_GONE"),
+                    lambda: drop_table_purge(sync_conn, "ALC_AFTER")):
+        try:
+            cleanup()
+        except Exception:  # noqa: BLE001 - as the upstream fixture does: it only tidies up
+            pass
+    assert not sync_conn.transaction_in_progress
+
+    async def case():
+        async with connect_async(database, busy_timeout=1) as conn:
+            vs = await OracleVS.afrom_texts(TEXTS[:2], embeddings, METAS[:2], client=conn, table_name="ALC_AFTER",
+                                            distance_strategy=DistanceStrategy.COSINE, ids=IDS[:2])
+            return _docs(await vs.asimilarity_search(TEXTS[1], k=1))
+    assert run(case()) == [(TEXTS[1], METAS[1])]

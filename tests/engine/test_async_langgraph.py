@@ -1,4 +1,4 @@
-"""langgraph-oracledb 1.0.2's AsyncOracleSaver, unmodified, on the embedded engine's async door: setup (twice),
+"""langgraph-oracledb 1.0.2's AsyncOracleSaver (and AsyncOracleStore), unmodified, on the embedded engine's async door: setup (twice),
 a graph interrupted and resumed from a new connection (or a pool), alist / aget_tuple / adelete_thread, and
 channel values big enough to go to the BLOB table (AsyncLOBs from createlob, bound by executemany). What the
 async saver wrote is read back by the sync OracleSaver on the same file and must be the same state."""
@@ -101,3 +101,64 @@ def test_adelete_thread_removes_only_that_thread(db_path):
             return counts
     counts = asyncio.run(case())
     assert counts["drop"] == 0 and counts["keep"] >= 2
+
+
+def test_async_oracle_store_put_get_search(db_path):
+    """langgraph-oracledb's AsyncOracleStore: setup (twice), aput/aget/adelete, asearch with a filter (the
+    string binds of $gt compared as Oracle compares them) and alist_namespaces (CONNECT BY LEVEL inside)."""
+    from langgraph_oracledb.store.oracle import AsyncOracleStore
+
+    async def case():
+        async with connect_async(db_path) as conn:
+            store = AsyncOracleStore(conn)
+            await store.setup()
+            await store.setup()
+            await store.aput(("users", "1"), "prefs", {"theme": "dark", "n": 5})
+            await store.aput(("users", "1"), "other", {"theme": "light", "n": 12})
+            await store.aput(("users", "2"), "prefs", {"theme": "dark", "n": 7})
+            got = (await store.aget(("users", "1"), "prefs")).value
+            dark = sorted((i.namespace, i.key) for i in await store.asearch(("users",), filter={"theme": "dark"}))
+            above = sorted((i.namespace, i.key) for i in await store.asearch(("users",), filter={"n": {"$gt": 6}}))
+            spaces = sorted(await store.alist_namespaces(prefix=("users",)))
+            await store.adelete(("users", "1"), "prefs")
+            return got, dark, above, spaces, await store.aget(("users", "1"), "prefs")
+    got, dark, above, spaces, gone = asyncio.run(case())
+    assert got == {"theme": "dark", "n": 5}
+    assert dark == [(("users", "1"), "prefs"), (("users", "2"), "prefs")]
+    assert above == [(("users", "1"), "other"), (("users", "2"), "prefs")]
+    assert spaces == [("users", "1"), ("users", "2")] and gone is None
+
+
+def test_async_oracle_store_vector_search_answers_as_the_sync_store(db_path):
+    """AsyncOracleStore with a vector index (the in-database model through OracleEmbeddings on a sync session):
+    asearch(query=) ranks as the sync OracleStore.search does on the same rows."""
+    import json
+
+    from langchain_oracledb import OracleEmbeddings
+    from langgraph_oracledb.store.oracle import AsyncOracleStore, OracleStore
+
+    from workshop import models
+
+    sync = connect(db_path)
+    with sync.cursor() as cur:
+        cur.execute("BEGIN DBMS_VECTOR.LOAD_ONNX_MODEL(:name, :blob, JSON(:meta)); END;", name="ALL_MINILM_L6_V2",
+                    blob=models.ensure_embedding_model().read_bytes(), meta=json.dumps(models.embedding_metadata()))
+    embed = OracleEmbeddings(conn=sync, params={"provider": "database", "model": "ALL_MINILM_L6_V2"})
+    index = {"dims": 384, "embed": embed, "fields": ["text"]}
+    texts = {"a": "Oracle vector search with HNSW index", "b": "Recipes for dinner", "c": "Graph retrieval over papers"}
+
+    async def case():
+        async with connect_async(db_path) as conn:
+            store = AsyncOracleStore(conn, index=index)
+            await store.setup()
+            for key, text in texts.items():
+                await store.aput(("docs",), key, {"text": text})
+            return [(r.key, round(r.score, 6)) for r in await store.asearch(("docs",), query="vector index", limit=2)]
+    found = asyncio.run(case())
+    try:
+        sync_store = OracleStore(sync, index=index)
+        sync_store.setup()                                   # (finds the tables the async store made)
+        expected = [(r.key, round(r.score, 6)) for r in sync_store.search(("docs",), query="vector index", limit=2)]
+    finally:
+        sync.close()
+    assert found == expected and found[0][0] == "a"

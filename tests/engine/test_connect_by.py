@@ -104,3 +104,10 @@ def test_columns_and_headings_are_the_query_s_own(cur, sql, headings, rows):
 def test_a_generator_that_never_stops_is_ora_30009(cur, monkeypatch):
     monkeypatch.setattr(hierarchy, "MAX_LEVELS", 50)
     assert run(cur, "SELECT COUNT(*) FROM dual CONNECT BY 1 = 1") == "ORA-30009"
+
+
+@pytest.mark.parametrize("name", ["ORA_CONNECT_BY_GUARD", "ORA_CONNECT_BY_KEY"])
+def test_the_engines_connect_by_helpers_are_not_callable_from_sql_text(cur, name):
+    """The row generator's own calls are marked as the translator's; written in a statement they are unknown."""
+    with pytest.raises(oracledb.DatabaseError, match="ORA-00904"):
+        cur.execute(f"SELECT {name}(1, 5) FROM dual")

@@ -9,8 +9,9 @@ SQLite connection on one thread; off the loop means a session that waits for ano
 busy timeout) does not stop the loop, so the other session can still commit (one loop thread waiting on a
 lock held by a coroutine it runs would be a self-made ORA-00054).
 
-API as python-oracledb documents it (AsyncConnection, AsyncCursor, AsyncLOB, AsyncConnectionPool:
-https://python-oracledb.readthedocs.io/en/latest/api_manual/async_connection.html and the pages next to it):
+API as python-oracledb documents it (user guide "Concurrent Programming with asyncio",
+https://python-oracledb.readthedocs.io/en/latest/user_guide/asyncio.html, and the API manual's AsyncConnection,
+AsyncCursor, AsyncLOB and AsyncConnectionPool pages):
 `connect_async()` returns a connection to await or to use with `async with`; `pool.acquire()` the same;
 cursors are sync and async context managers with coroutine execute/fetch/callproc/callfunc and sync
 var/setinputsizes; temporary LOBs from `createlob()` and fetched LOB columns are `oracledb.AsyncLOB`s.

@@ -13,7 +13,7 @@ from . import values as V
 from .errors import EngineError
 
 if TYPE_CHECKING:
-    from .engine import Engine
+    from .hooks import EngineAPI as Engine
 
 
 def _json_exists(doc, path, *passing):

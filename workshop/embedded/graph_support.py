@@ -10,7 +10,7 @@ from .catalog import bump_ddl_version
 from .errors import EngineError
 
 if TYPE_CHECKING:
-    from .engine import Engine
+    from .hooks import EngineAPI as Engine
 
 _CATALOG = """CREATE TABLE IF NOT EXISTS "ORA$GRAPHS" (graph_name TEXT PRIMARY KEY, definition TEXT NOT NULL,
     created TEXT)"""

@@ -25,15 +25,6 @@ from typing import Callable
 from sqlglot import exp
 
 from . import errors
-from .markers import Mark
-
-
-def _engine_call(name: str, args: list[exp.Expression]) -> exp.Anonymous:
-    """A call of one of the run-time helpers below, marked as the engine's own: the translator refuses an ORA_
-    call that the statement's text wrote (ORA-00904), and lets only these through."""
-    call = exp.Anonymous(this=name, expressions=args)
-    call.meta[Mark.ENGINE_CALL] = True
-    return call
 
 #: Beyond this many levels a row generator stops with ORA-30009, as Oracle does when CONNECT BY runs out of memory.
 MAX_LEVELS = 1_000_000
@@ -256,6 +247,12 @@ def connect_by_guard(level: int, limit: int) -> int:
     if level > limit:
         raise errors.EngineError(30009, "Not enough memory for CONNECT BY operation")
     return 1
+
+
+def _engine_call(name: str, args: list) -> exp.Anonymous:
+    """A call of one of the engine's own ORA_CONNECT_BY_* functions. The rewrite runs after check_constructs,
+    which refuses an ORA_ call that the statement's text wrote (ORA-00904), so these reach SQLite."""
+    return exp.Anonymous(this=name, expressions=args)
 
 
 RUNTIME_FUNCTIONS = {

@@ -6,6 +6,10 @@ typed slots instead of string keys, lists where several plug-ins may each want a
 table, a write, a commit), and registries that belong to one engine (the SQL names a plug-in adds go to
 ``engine.names`` through ``Engine.map_function`` / ``register_table_function``). The engine imports no plug-in;
 `workshop.embedded.extensions` lists them and the connection hands them to the engine it builds.
+
+`EngineAPI` is the engine as everything it calls back sees it (the plug-ins, the function registry, PL/SQL): they
+annotate with it and import this module, never `engine.py`, so the executor's modules import one way (the
+layers in docs/architecture.md; .importlinter counts type-checking imports too).
 """
 from __future__ import annotations
 
@@ -14,11 +18,41 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 if TYPE_CHECKING:
-    from .engine import Engine
+    from .catalog import Catalog, SqlNames
+    from .statement import Result
     from .translate import Plan
 
 #: A PL/SQL procedure: called with the engine, then the call's positional and named arguments.
 Procedure = Callable[..., Any]
+
+
+class EngineAPI(Protocol):
+    """What `workshop.embedded.engine.Engine` offers the code it calls: its SQLite connection, catalog, hooks and
+    SQL names, function registration, and the session's transaction and statement entry points."""
+
+    db: sqlite3.Connection
+    catalog: "Catalog"
+    hooks: "EngineHooks"
+    #: Set by the model plug-in (the loaded in-database models) and by RLS (the session's application context).
+    models: Any
+    session_context: Any
+
+    @property
+    def names(self) -> "SqlNames": ...
+
+    def register(self, name: str, fn: Callable, nargs: int = -1, deterministic: bool = False) -> None: ...
+
+    def register_aggregate(self, name: str, cls: type, nargs: int = -1) -> None: ...
+
+    def map_function(self, sql_name: str, registered: str, result_type: str | None = None) -> None: ...
+
+    def register_table_function(self, name: str, columns: Any, types: Any, rows: Callable[..., Any]) -> None: ...
+
+    def begin_write(self) -> None: ...
+
+    def commit(self) -> None: ...
+
+    def _execute(self, sql: str, binds: Any, input_types: Any) -> "Result": ...
 
 
 class Plugin(Protocol):
@@ -26,7 +60,7 @@ class Plugin(Protocol):
 
     name: str
 
-    def install(self, engine: "Engine") -> None:
+    def install(self, engine: EngineAPI) -> None:
         """Add the subsystem's hooks, procedures, functions and catalog views to ``engine.hooks``."""
 
 
@@ -68,9 +102,9 @@ class EngineHooks:
 
     # -- statements
     #: Rewrites a statement's text before it is parsed (GRAPH_TABLE).
-    rewrite_sql: Callable[["Engine", str], str] | None = None
+    rewrite_sql: Callable[[EngineAPI, str], str] | None = None
     #: Runs before each INSERT / UPDATE / DELETE / MERGE (RLS check triggers).
-    before_write: list[Callable[["Engine"], None]] = field(default_factory=list)
+    before_write: list[Callable[[EngineAPI], None]] = field(default_factory=list)
     #: Oracle Text: (connection, index name, query) -> {rowid: score}.
     text_search: Callable[..., dict[int, int]] | None = None
     #: Oracle Text: (connection, table, column) -> the CONTEXT index on it, or None.

@@ -26,7 +26,7 @@ from .errors import EngineError
 from .translate import unsupported
 
 if TYPE_CHECKING:
-    from .engine import Engine
+    from .hooks import EngineAPI as Engine
     from .translate import Plan
 
 CATALOG = [

@@ -20,7 +20,7 @@ from .translate import unsupported
 from .values import python_value
 
 if TYPE_CHECKING:
-    from .engine import Engine
+    from .hooks import EngineAPI as Engine
 
 
 def _split_statements(body: str) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .engine import Engine
+    from .hooks import EngineAPI as Engine
 
 
 def _set_proxy(engine: "Engine", proxy=None, no_proxy_domains=None) -> None:

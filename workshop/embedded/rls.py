@@ -27,7 +27,7 @@ from .lexing import code_mask, split_top_level, strip_comments
 from .translate import unsupported
 
 if TYPE_CHECKING:
-    from .engine import Engine
+    from .hooks import EngineAPI as Engine
 
 CATALOG = [
     """CREATE TABLE IF NOT EXISTS "ORA$CONTEXTS" (namespace TEXT PRIMARY KEY, package TEXT NOT NULL)""",

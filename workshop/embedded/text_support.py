@@ -9,7 +9,7 @@ from . import text
 from .errors import EngineError
 
 if TYPE_CHECKING:
-    from .engine import Engine
+    from .hooks import EngineAPI as Engine
 
 
 def as_engine_error(exc: text.TextError, during: str = "query") -> EngineError:

@@ -18,7 +18,7 @@ from . import preferences
 from .search import PIPELINE_COLUMNS, PIPELINE_TYPES, Searcher
 
 if TYPE_CHECKING:
-    from ..engine import Engine
+    from ..hooks import EngineAPI as Engine
 
 
 def install(engine: "Engine") -> None:
