@@ -945,7 +945,13 @@ def check_read_knowledge(conn: oracledb.Connection, stores: Any, read_knowledge:
 
 # --------------------------------------------------------------------------- TODO 7
 WORKFLOW_KEYS = ("query", "num_steps", "success", "timestamp")
-FROZEN_CLOCK_GAP = 1.1          # seconds between the two probe writes: more than a timestamp's resolution (seconds)
+FROZEN_CLOCK_MARGIN = 0.05      # past the next whole second: two stamps of seconds resolution must then differ
+
+
+def _wait_for_the_next_second() -> None:
+    """Sleep until the wall clock has entered the next second (0.05 to 1.05 s, 0.55 s on average): a stamp of
+    seconds resolution written after it differs from one written before, and the checkpoint waits no longer."""
+    time.sleep(1 + FROZEN_CLOCK_MARGIN - time.time() % 1)
 
 
 def _check_workflow(meta: dict, text: str, query: str, steps: list[str], answer: str, success: bool) -> None:
@@ -1002,7 +1008,7 @@ def check_write_workflow(conn: oracledb.Connection, stores: Any, write_workflow:
         returned = []
         for number, (query, steps, answer, success) in enumerate(cases):
             if number:
-                time.sleep(FROZEN_CLOCK_GAP)          # a stamp computed once, when the cell ran, shows now
+                _wait_for_the_next_second()           # a stamp computed once, when the cell ran, shows now
             returned.append(write_workflow(stores, query, list(steps), answer, success=success))
         rows = _store_rows(conn, "WORKFLOW_VS", where, binds, what="workflow",
                            expected_table_hint="Write with stores['workflow'].add_texts(...).", snapshot=snapshot,
@@ -1018,7 +1024,7 @@ def check_write_workflow(conn: oracledb.Connection, stores: Any, write_workflow:
             _check_workflow(meta, text, query, steps, answer, success)
             _record_id(value, "write_workflow", meta.get(INTERNAL_ID_KEY))
             stamps.append(datetime.fromisoformat(meta["timestamp"]))
-        expect(stamps[1] > stamps[0], f"two workflows written {FROZEN_CLOCK_GAP} s apart carry the timestamps "
+        expect(stamps[1] > stamps[0], "two workflows written in different seconds carry the timestamps "
                f"{stamps[0].isoformat()} and {stamps[1].isoformat()}: the time was taken once (when the cell ran, or "
                "as a default argument), not when each workflow is written",
                ("Metadata is computed at write time (section 7): every call reads the clock itself.",
