@@ -223,3 +223,32 @@ def test_every_read_path_still_works_on_a_read_only_session(secured_path):
         answered += 1
     assert answered > 40
     ro.close()
+
+
+#: Statements any Oracle session may run without a privilege (they change the session or the transaction only:
+#: SQL Language Reference, ALTER SESSION / SET TRANSACTION / SET ROLE prerequisites). The engine implements none
+#: of them, so a read-only session must answer exactly as a read-write one does (ORA-03001), never with a
+#: privilege error (ORA-01031) that Oracle would not raise: read-only is not stricter than Oracle.
+SESSION_ONLY = {
+    "alter-session-nls": "ALTER SESSION SET NLS_DATE_FORMAT = 'YYYY-MM-DD'",
+    "alter-session-time-zone": "ALTER SESSION SET TIME_ZONE = '+02:00'",
+    "alter-session-schema": "ALTER SESSION SET CURRENT_SCHEMA = WORKSHOP",
+    "set-transaction-read-only": "SET TRANSACTION READ ONLY",
+    "set-role": "SET ROLE NONE",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SESSION_ONLY))
+def test_session_statements_get_the_read_write_answer_not_a_privilege_error(secured_path, ro, name):
+    sql = SESSION_ONLY[name]
+    rw = session(secured_path, "acme")
+    try:
+        with pytest.raises(oracledb.DatabaseError) as on_rw:
+            rw.cursor().execute(sql)
+    finally:
+        rw.close()
+    before = _snapshot(secured_path)
+    with pytest.raises(oracledb.DatabaseError) as on_ro:
+        ro.cursor().execute(sql)
+    assert (ora_code(on_ro), str(on_ro.value)) == (ora_code(on_rw), str(on_rw.value)) and ora_code(on_ro) == 3001
+    assert _snapshot(secured_path) == before

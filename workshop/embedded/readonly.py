@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 import sqlite3
 
-from .errors import EngineError
-from .lexing import code_mask, strip_comments
+from .errors import EngineError, unsupported
+from .lexing import code_mask, leading_words, strip_comments
 
 #: What a read-only session may run: queries, transaction control, and PL/SQL blocks (whose inner statements
 #: come back through Engine._execute and are checked one by one; procedure calls through refuse_procedure).
@@ -44,9 +44,25 @@ SESSION_PROCEDURES = frozenset({"DBMS_SESSION.SET_CONTEXT", "DBMS_SESSION.CLEAR_
 NO_EXECUTE_GRANT = frozenset({"DBMS_RLS", "DBMS_VECTOR", "DBMS_VECTOR_CHAIN", "CTX_DDL"})
 
 
+def _session_statement(words: list[str]) -> str | None:
+    """How ORA-03001 names a statement that changes only the session or the transaction, or None. Oracle lets any
+    session run these without a privilege (SQL Language Reference, ALTER SESSION, Prerequisites: "You do not need
+    any privileges to perform the other operations of this statement" beyond SQL trace and resumable space; SET
+    TRANSACTION and SET ROLE need none), so a read-only session must not get ORA-01031 for them. The engine
+    implements none of them: it answers as it does on a read-write session (ddl.py, engine.py), before any effect."""
+    if words[:2] == ["ALTER", "SESSION"]:
+        return f"statement {' '.join(words[:4])}"
+    if words[:1] == ["SET"]:
+        return "SET statement"
+    return None
+
+
 def refuse_statement(sql: str, kind: str) -> None:
     """ORA-01031 for a statement that writes, changes the schema or locks rows."""
     masked = code_mask(strip_comments(sql))
+    session_only = _session_statement(leading_words(sql, 4))
+    if session_only:
+        raise unsupported(session_only)
     if kind not in READONLY_KINDS:
         raise EngineError(1031, f"insufficient privileges ({kind} in a read-only session)")
     if kind in ("SELECT", "WITH", "(") and _FOR_UPDATE.search(masked):
