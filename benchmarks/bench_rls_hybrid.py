@@ -14,7 +14,6 @@ import argparse
 import json
 import os
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -23,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from workshop import models  # noqa: E402
+from benchmarks.bench_hybrid import documents, timed  # noqa: E402 - the same corpus generator and timer
 from workshop.embedded import connect  # noqa: E402
 
 SEED = 20261202
@@ -42,23 +42,6 @@ BODY = """CREATE OR REPLACE PACKAGE BODY bench_pkg AS
     RETURN 'tenant_id = SYS_CONTEXT(''bench_ctx'', ''tenant_id'')';
   END tenant_predicate;
 END bench_pkg;"""
-
-
-def documents(n: int, rng: random.Random) -> list[str]:
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    vocab = sorted({"".join(rng.choice(letters) for _ in range(rng.randint(3, 9))) for _ in range(3000)})
-    weights = [1.0 / (rank + 1) ** 1.05 for rank in range(len(vocab))]
-    return [" ".join(rng.choices(vocab, weights=weights, k=rng.randint(30, 60))) + "." for _ in range(n)]
-
-
-def timed(fn, runs: int) -> tuple[float, float]:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1000)
-    times.sort()
-    return statistics.median(times), times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
 
 
 def build(path: Path, docs: list[str]) -> float:
