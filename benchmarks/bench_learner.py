@@ -32,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from workshop import config  # noqa: E402
 from workshop.db import copy_embedded_database  # noqa: E402
-from workshop.notebooks.build import read_notebook, tags_of  # noqa: E402
+from workshop.notebooks.build import tags_of  # noqa: E402
+from workshop.notebooks.execute import KernelSession  # noqa: E402
 from workshop.notebooks.markup import TAG_CHECKPOINT  # noqa: E402
 
 TARGETS = {"checkpoint_p50_s": 1.0, "notebook_s": 30.0, "notebook_06_s": 45.0, "all_notebooks_s": 240.0,
@@ -89,33 +90,27 @@ def time_setup(python: str) -> dict:
 
 def time_notebook(path: Path, repeats: int, timeout: int = 600) -> NotebookTime:
     """Run a solution notebook cell by cell in a fresh kernel; checkpoint cells run `repeats` times in place."""
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
-
-    nb = read_notebook(path)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False,
-                            resources={"metadata": {"path": str(path.parent)}})
     cells: list[CellTime] = []
     checkpoints: list[dict] = []
     errors: list[str] = []
-    with client.setup_kernel():
-        for index, cell in enumerate(nb.cells):
+
+    def one_cell(session: KernelSession, index: int) -> float:
+        started = time.perf_counter()
+        failed = session.run(start=index, stop=index + 1)
+        if failed:
+            errors.append(f"cell {index + 1}: {failed[0].ename}: {failed[0].evalue[:160]}")
+        return time.perf_counter() - started
+
+    with KernelSession(path, cwd=path.parent, timeout=timeout) as session:
+        for index, cell in enumerate(session.nb.cells):
             if cell.cell_type != "code":
                 continue
-            t0 = time.perf_counter()
-            try:
-                client.execute_cell(cell, index)
-            except CellExecutionError as exc:
-                errors.append(f"cell {index + 1}: {str(exc).strip().splitlines()[-1][:160]}")
+            elapsed = one_cell(session, index)
+            if errors:
                 break
-            elapsed = time.perf_counter() - t0
             cells.append(CellTime(index + 1, first_line(cell.source), elapsed))
             if TAG_CHECKPOINT in tags_of(cell):
-                calls = [elapsed]
-                for _ in range(repeats - 1):
-                    t1 = time.perf_counter()
-                    client.execute_cell(cell, index)
-                    calls.append(time.perf_counter() - t1)
+                calls = [elapsed] + [one_cell(session, index) for _ in range(repeats - 1)]
                 checkpoints.append({"notebook": path.name, "todo": checkpoint_name(cell.source),
                                     "p50_s": statistics.median(calls), "max_s": max(calls), "calls": len(calls)})
     total = sum(c.seconds for c in cells)
