@@ -30,6 +30,9 @@ _BOOTSTRAP = [
     """CREATE TABLE IF NOT EXISTS "ORA$SEQUENCES" (sequence_name TEXT PRIMARY KEY, last_number INTEGER,
         increment_by INTEGER, min_value INTEGER)""",
     """CREATE TABLE IF NOT EXISTS "ORA$VERSIONS" (table_name TEXT PRIMARY KEY, version INTEGER)""",
+    # Where an object is kept under another SQLite name (see `assign_storage`): only such objects have a row.
+    """CREATE TABLE IF NOT EXISTS "ORA$STORAGE" (object_name TEXT NOT NULL, namespace TEXT NOT NULL,
+        stored_name TEXT NOT NULL UNIQUE COLLATE NOCASE, PRIMARY KEY (object_name, namespace))""",
     """CREATE TABLE IF NOT EXISTS "DUAL" (DUMMY TEXT)""",
     """INSERT INTO "DUAL" SELECT 'X' WHERE NOT EXISTS (SELECT 1 FROM "DUAL")""",
 ]
@@ -115,7 +118,7 @@ CORE_DICTIONARY = frozenset(_VIEWS) | {"DUAL"}
 
 
 #: Bump when a dictionary view changes: existing database files then get their views rebuilt.
-CATALOG_VERSION = 6
+CATALOG_VERSION = 7
 
 
 def bootstrap(conn: sqlite3.Connection, extra_views: dict[str, str] | None = None,
@@ -171,6 +174,11 @@ class Table:
     name: str
     kind: str
     columns: list[Column] = field(default_factory=list)
+    #: The SQLite name the table or view is kept under (`assign_storage`): its Oracle name but for case twins.
+    storage: str = ""
+
+    def __post_init__(self):
+        self.storage = self.storage or self.name
 
     def column(self, name: str) -> Column | None:
         for col in self.columns:
@@ -188,6 +196,10 @@ class Index:
     ityp_name: str | None
     parameters: str | None
     distance: str | None
+    storage: str = ""
+
+    def __post_init__(self):
+        self.storage = self.storage or self.name
 
 
 @dataclass
@@ -235,8 +247,10 @@ class Catalog:
         if key == self._key:
             return key
         tables: dict[str, Table] = {}
+        stored = {(name, namespace): storage for name, namespace, storage
+                  in self._conn.execute('SELECT object_name, namespace, stored_name FROM "ORA$STORAGE"')}
         for name, kind in self._conn.execute('SELECT table_name, kind FROM "ORA$TABLES"'):
-            tables[name] = Table(name, kind)
+            tables[name] = Table(name, kind, storage=stored.get((name, TABLE_NAMESPACE), name))
         for row in self._conn.execute(
                 'SELECT table_name, column_name, data_type, data_length, char_semantics, data_precision, '
                 'data_scale, nullable, vector_dimensions, vector_format, identity_kind '
@@ -249,7 +263,8 @@ class Catalog:
         import json
         for row in self._conn.execute('SELECT index_name, table_name, index_type, columns, ityp_name, '
                                       'parameters, vector_distance FROM "ORA$INDEXES"'):
-            indexes[row[0]] = Index(row[0], row[1], row[2], json.loads(row[3] or "[]"), row[4], row[5], row[6])
+            indexes[row[0]] = Index(row[0], row[1], row[2], json.loads(row[3] or "[]"), row[4], row[5], row[6],
+                                    stored.get((row[0], INDEX_NAMESPACE), row[0]))
         self.tables, self.indexes = tables, indexes
         self.sequences = {r[0] for r in self._conn.execute('SELECT sequence_name FROM "ORA$SEQUENCES"')}
         self.policies = self.policy_loader() if self.policy_loader else {}
@@ -290,6 +305,45 @@ class Catalog:
             if index.table == table and index.index_type == "VECTOR" and index.columns == [column]:
                 return index
         return None
+
+
+# ---------------------------------------------------------------------- storage names
+#: Oracle's namespaces that hold SQLite objects (SQL Language Reference, "Database Object Namespaces": tables and
+#: views share one, indexes have their own; sequences live only in ORA$SEQUENCES).
+TABLE_NAMESPACE, INDEX_NAMESPACE = "TABLE", "INDEX"
+
+
+def stored_name(conn: sqlite3.Connection, name: str, namespace: str = TABLE_NAMESPACE) -> str:
+    """The SQLite name an Oracle table, view or index is kept under (its own name unless `assign_storage` gave it
+    another)."""
+    row = conn.execute('SELECT stored_name FROM "ORA$STORAGE" WHERE object_name = ? AND namespace = ?',
+                       (name, namespace)).fetchone()
+    return row[0] if row else name
+
+
+def assign_storage(conn: sqlite3.Connection, name: str, namespace: str = TABLE_NAMESPACE) -> str:
+    """The SQLite name for a new object. Oracle keeps quoted names that differ only in case apart ("Tb1" and "TB1"
+    are two tables) and gives indexes a namespace of their own; SQLite folds ASCII case and has one namespace for
+    tables, views, indexes and triggers. A name SQLite already holds in any case, as an object or as another
+    object's storage name, is kept under `<name>#<n>` instead, recorded in ORA$STORAGE."""
+    def taken(candidate: str) -> bool:
+        return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ? COLLATE NOCASE UNION ALL "
+                            'SELECT 1 FROM "ORA$STORAGE" WHERE stored_name = ?', (candidate, candidate)
+                            ).fetchone() is not None
+    conn.execute('DELETE FROM "ORA$STORAGE" WHERE object_name = ? AND namespace = ?', (name, namespace))
+    if not taken(name):
+        return name
+    number = 2
+    while taken(f"{name}#{number}"):
+        number += 1
+    storage = f"{name}#{number}"
+    conn.execute('INSERT INTO "ORA$STORAGE" VALUES (?, ?, ?)', (name, namespace, storage))
+    return storage
+
+
+def release_storage(conn: sqlite3.Connection, name: str, namespace: str = TABLE_NAMESPACE) -> None:
+    """Forget a dropped object's storage name."""
+    conn.execute('DELETE FROM "ORA$STORAGE" WHERE object_name = ? AND namespace = ?', (name, namespace))
 
 
 def bump_ddl_version(conn: sqlite3.Connection) -> None:

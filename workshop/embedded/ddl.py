@@ -14,7 +14,8 @@ import sqlite3
 from sqlglot import exp
 
 from . import errors
-from .catalog import Catalog, Column, Table, bump_ddl_version
+from .catalog import (INDEX_NAMESPACE, Catalog, Column, Table, assign_storage, bump_ddl_version,
+                      release_storage, stored_name)
 from .dialect import OracleX, parse
 from .hooks import EngineHooks
 from .lexing import code_mask, matching_paren, split_top_level, strip_comments
@@ -103,22 +104,14 @@ class DdlExecutor:
 
     def _exists(self, name: str, namespace: str = "table") -> bool:
         """Whether ``name`` is taken in the Oracle namespace of the new object (SQL Language Reference, "Database
-        Object Namespaces": tables, views and sequences share one, indexes have their own). An index and a table
-        or view of the same name are legal on Oracle but one namespace in SQLite: refused by name (ORA-03001)."""
+        Object Namespaces": tables, views and sequences share one, indexes have their own; an index may share a
+        table's name, and `assign_storage` keeps the two apart in SQLite)."""
         if namespace == "index":
             taken = 'SELECT 1 FROM "ORA$INDEXES" WHERE index_name = ?'
-            other = 'SELECT 1 FROM "ORA$TABLES" WHERE table_name = ?'
         else:
             taken = ('SELECT 1 FROM "ORA$TABLES" WHERE table_name = ?1 UNION ALL '
                      'SELECT 1 FROM "ORA$SEQUENCES" WHERE sequence_name = ?1')
-            other = 'SELECT 1 FROM "ORA$INDEXES" WHERE index_name = ?' if namespace == "table" else None
-        if self.conn.execute(taken, (name,)).fetchone() is not None:
-            return True
-        if other is not None and self.conn.execute(other, (name,)).fetchone() is not None:
-            raise unsupported(f'{"an index" if namespace == "index" else "a table"} named "{name}" like an existing '
-                              f'{"table or view" if namespace == "index" else "index"} (Oracle keeps indexes in a '
-                              "namespace of their own; SQLite, under the engine, does not)")
-        return False
+        return self.conn.execute(taken, (name,)).fetchone() is not None
 
     def _system_name(self) -> str:
         """SYS_Cnnnnnn for an unnamed constraint, from a per-database counter (as Oracle numbers them)."""
@@ -127,15 +120,11 @@ class DdlExecutor:
         number = self.conn.execute("SELECT value FROM \"ORA$META\" WHERE key = 'constraint_seq'").fetchone()[0]
         return f"SYS_C{number:07d}"
 
-    def _refuse_case_twin(self, kind: str, name: str) -> None:
-        """Oracle keeps quoted names that differ only in case apart ("Tb1" and "TB1" are two objects); SQLite, under
-        the engine, folds case in table, view, index and trigger names. Refused by name (ORA-03001), never answered
-        with a false ORA-00955."""
-        clash = self.conn.execute("SELECT name FROM sqlite_master WHERE upper(name) = upper(?) AND name <> ?",
-                                  (name, name)).fetchone()
-        if clash:
-            raise unsupported(f'{kind} "{name}" beside "{clash[0]}" (names that differ only in case; SQLite, under '
-                              "the engine, folds case)")
+    def _stored(self, referenced: str, creating: str) -> str:
+        """The SQLite name of a table a foreign key references (the table being created may reference itself)."""
+        if referenced == creating:
+            return assign_storage(self.conn, creating)
+        return stored_name(self.conn, referenced)
 
     def _name_in_use(self, name: str) -> errors.EngineError:
         return errors.EngineError(955, "name is already used by an existing object")
@@ -159,11 +148,6 @@ class DdlExecutor:
             if tree.args.get("exists"):
                 return
             raise self._name_in_use(table_name)
-        clash = self.conn.execute('SELECT table_name FROM "ORA$TABLES" WHERE upper(table_name) = upper(?) '
-                                  "AND table_name <> ?", (table_name, table_name)).fetchone()
-        if clash:
-            raise unsupported(f'a table "{table_name}" beside "{clash[0]}" (names that differ only in case; '
-                              "SQLite, under the engine, folds case)")
         columns, table_constraints = [], []
         for item in tree.this.expressions:
             if isinstance(item, exp.ColumnDef):
@@ -223,7 +207,7 @@ class DdlExecutor:
                 elif isinstance(kind, exp.Reference):
                     ref_table, ref_cols = _reference(kind)
                     cname = cname or self._system_name()
-                    parts.append(f'CONSTRAINT "{cname}" REFERENCES "{ref_table}"' + (f" ({', '.join(chr(34) + c + chr(34) for c in ref_cols)})" if ref_cols else "")
+                    parts.append(f'CONSTRAINT "{cname}" REFERENCES "{self._stored(ref_table, table_name)}"' + (f" ({', '.join(chr(34) + c + chr(34) for c in ref_cols)})" if ref_cols else "")
                                  + _on_delete(kind))
                     constraint_rows.append((cname, "R", None, [name], ref_table))
                 elif isinstance(kind, exp.CollateColumnConstraint):
@@ -256,7 +240,7 @@ class DdlExecutor:
                     ref_table, ref_cols = _reference(kind.args["reference"])
                     table_sql_constraints.append(
                         f'CONSTRAINT "{cname}" FOREIGN KEY (' + ", ".join(f'"{c}"' for c in cols)
-                        + f') REFERENCES "{ref_table}"'
+                        + f') REFERENCES "{self._stored(ref_table, table_name)}"'
                         + (" (" + ", ".join(f'"{c}"' for c in ref_cols) + ")" if ref_cols else "")
                         + _on_delete(kind.args["reference"]))
                     constraint_rows.append((cname, "R", None, cols, ref_table))
@@ -284,7 +268,8 @@ class DdlExecutor:
         if pk_columns:
             constraint_rows.insert(0, (pk_name or self._system_name(), "P", None, pk_columns, None))
         col_rows = [r if r[1] not in pk_columns else r[:8] + ("N",) + r[9:] for r in col_rows]
-        ddl = f'CREATE TABLE "{table_name}" (' + ", ".join(column_sql + table_sql_constraints) + ")"
+        storage = assign_storage(self.conn, table_name)
+        ddl = f'CREATE TABLE "{storage}" (' + ", ".join(column_sql + table_sql_constraints) + ")"
         try:
             self.conn.execute(ddl)
         except sqlite3.OperationalError as exc:
@@ -327,17 +312,23 @@ class DdlExecutor:
                 return
             raise errors.EngineError(942, f'table or view "{name}" does not exist')
         self.hooks.drop_table(name)
-        self.conn.execute(f'DROP TABLE "{name}"')
-        self._drop_version_triggers(name)
+        storage = stored_name(self.conn, name)
+        for (index,) in self.conn.execute('SELECT index_name FROM "ORA$INDEXES" WHERE table_name = ?',
+                                          (name,)).fetchall():
+            release_storage(self.conn, index, INDEX_NAMESPACE)
+        self.conn.execute(f'DROP TABLE "{storage}"')
+        release_storage(self.conn, name)
+        self._drop_version_triggers(name, storage)
         for table in ('"ORA$TABLES"', '"ORA$COLUMNS"', '"ORA$INDEXES"', '"ORA$CONSTRAINTS"', '"ORA$VERSIONS"'):
             self.conn.execute(f"DELETE FROM {table} WHERE table_name = ?", (name,))
 
     def truncate(self, sql: str) -> None:
         m = re.match(r"(?is)TRUNCATE\s+TABLE\s+(" + _IDENT + r"(?:\." + _IDENT + r")?)", sql)
         name = _strip_owner(m.group(1))
-        if self.catalog.table(name) is None:
+        table = self.catalog.table(name)
+        if table is None:
             raise errors.EngineError(942, f'table or view "{name}" does not exist')
-        self.conn.execute(f'DELETE FROM "{name}"')
+        self.conn.execute(f'DELETE FROM "{table.storage}"')
 
     def alter_table(self, sql: str) -> None:
         m = re.match(r"(?is)ALTER\s+TABLE\s+(" + _IDENT + r")\s+ADD\s*\((.*)\)\s*$", sql) or \
@@ -366,7 +357,7 @@ class DdlExecutor:
                     default_sql = f" DEFAULT ({Translator(self.catalog).translate_expression(kind.this.copy())})"
                 else:
                     raise unsupported("ALTER TABLE ADD with constraints")
-            self.conn.execute(f'ALTER TABLE "{name}" ADD COLUMN "{coldef.name}" '
+            self.conn.execute(f'ALTER TABLE "{table.storage}" ADD COLUMN "{coldef.name}" '
                               f'{SQLITE_DECLTYPES[spec["data_type"]]}{default_sql}')
             position = len(table.columns) + 1
             self.conn.execute('INSERT INTO "ORA$COLUMNS" (table_name, column_name, column_id, data_type, '
@@ -399,7 +390,6 @@ class DdlExecutor:
             if m.group(2):
                 return
             raise self._name_in_use(index_name)
-        self._refuse_case_twin("an index", index_name)
         columns = []
         for text in column_texts:
             cm = re.fullmatch(r'(?is)\s*(' + _IDENT + r')\s*(ASC|DESC)?\s*', text)
@@ -437,7 +427,8 @@ class DdlExecutor:
                 raise errors.EngineError(1408, "such column list already indexed")
         unique = "UNIQUE " if kind == "UNIQUE" else ""
         cols_sql = ", ".join(f'"{c}"' for c in columns)
-        self.conn.execute(f'CREATE {unique}INDEX "{index_name}" ON "{table_name}" ({cols_sql})')
+        storage = assign_storage(self.conn, index_name, INDEX_NAMESPACE)
+        self.conn.execute(f'CREATE {unique}INDEX "{storage}" ON "{table.storage}" ({cols_sql})')
         self.conn.execute('INSERT INTO "ORA$INDEXES" (index_name, table_name, index_type, uniqueness, columns) '
                           'VALUES (?,?,?,?,?)', (index_name, table_name, "BITMAP" if kind == "BITMAP" else "NORMAL",
                                                  "UNIQUE" if unique else "NONUNIQUE", json.dumps(columns)))
@@ -478,7 +469,7 @@ class DdlExecutor:
                           (index_name, table.name, "VECTOR", "NONUNIQUE", json.dumps(columns),
                            params.group(1) if params else None, organization, metric,
                            int(accuracy.group(1)) if accuracy else None))
-        self._create_version_triggers(table.name)
+        self._create_version_triggers(table.name, table.storage)
 
     def _create_text_index(self, index_name, table, columns, rest, search: bool) -> None:
         if len(columns) != 1:
@@ -521,9 +512,11 @@ class DdlExecutor:
                 return
             raise errors.EngineError(1418, "specified index does not exist")
         table_name, index_type = row
+        storage = stored_name(self.conn, name, INDEX_NAMESPACE)
         if index_type in ("NORMAL", "BITMAP"):
-            if self.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)).fetchone():
-                self.conn.execute(f'DROP INDEX "{name}"')
+            if self.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?",
+                                 (storage,)).fetchone():
+                self.conn.execute(f'DROP INDEX "{storage}"')
             else:
                 raise errors.EngineError(2429, "cannot drop index used for enforcement of unique/primary key")
         elif index_type == "DOMAIN":
@@ -533,21 +526,24 @@ class DdlExecutor:
                 raise unsupported("Oracle Text index")
             self.hooks.drop_text_index(name)
         self.conn.execute('DELETE FROM "ORA$INDEXES" WHERE index_name = ?', (name,))
+        release_storage(self.conn, name, INDEX_NAMESPACE)
         if index_type == "VECTOR" and not self.conn.execute(
                 'SELECT 1 FROM "ORA$INDEXES" WHERE table_name = ? AND index_type = \'VECTOR\'', (table_name,)).fetchone():
-            self._drop_version_triggers(table_name)
+            self._drop_version_triggers(table_name, stored_name(self.conn, table_name))
 
     # ------------------------------------------------------------------ version triggers (vector cache)
-    def _create_version_triggers(self, table: str) -> None:
+    def _create_version_triggers(self, table: str, storage: str) -> None:
+        """Triggers that bump the table's ORA$VERSIONS row (keyed by its Oracle name) on every write; named after
+        its storage name, which is unique in SQLite's case-folding namespace."""
         self.conn.execute('INSERT OR IGNORE INTO "ORA$VERSIONS" VALUES (?, abs(random()))', (table,))
         bump = f'UPDATE "ORA$VERSIONS" SET version = abs(random()) WHERE table_name = \'{table.replace(chr(39), chr(39) * 2)}\''
         for event in ("INSERT", "UPDATE", "DELETE"):
-            self.conn.execute(f'CREATE TRIGGER IF NOT EXISTS "ORA$V_{table}_{event}" AFTER {event} ON "{table}" '
-                              f'FOR EACH STATEMENT BEGIN {bump}; END'.replace("FOR EACH STATEMENT ", ""))
+            self.conn.execute(f'CREATE TRIGGER IF NOT EXISTS "ORA$V_{storage}_{event}" AFTER {event} ON "{storage}" '
+                              f'BEGIN {bump}; END')
 
-    def _drop_version_triggers(self, table: str) -> None:
+    def _drop_version_triggers(self, table: str, storage: str) -> None:
         for event in ("INSERT", "UPDATE", "DELETE"):
-            self.conn.execute(f'DROP TRIGGER IF EXISTS "ORA$V_{table}_{event}"')
+            self.conn.execute(f'DROP TRIGGER IF EXISTS "ORA$V_{storage}_{event}"')
         self.conn.execute('DELETE FROM "ORA$VERSIONS" WHERE table_name = ?', (table,))
 
     # ------------------------------------------------------------------ views, sequences, comments
@@ -565,16 +561,16 @@ class DdlExecutor:
         if row is not None:
             if not m.group(1) or row[0] != "VIEW":
                 raise self._name_in_use(name)
-            self.conn.execute(f'DROP VIEW "{name}"')
+            self.conn.execute(f'DROP VIEW "{stored_name(self.conn, name)}"')
             self.conn.execute('DELETE FROM "ORA$TABLES" WHERE table_name = ?', (name,))
             self.conn.execute('DELETE FROM "ORA$COLUMNS" WHERE table_name = ?', (name,))
         if row is None and self._exists(name):       # a sequence of that name (tables are in ORA$TABLES)
             raise self._name_in_use(name)
-        self._refuse_case_twin("a view", name)
         plan = self.hooks.translate_query(body)
         if plan.text_searches or plan.topk or plan.model_calls or plan.binds or plan.sequences:
             raise unsupported("this construct inside a view")
-        self.conn.execute(f'CREATE VIEW "{name}" AS {plan.sql}')
+        storage = assign_storage(self.conn, name)
+        self.conn.execute(f'CREATE VIEW "{storage}" AS {plan.sql}')
         self.conn.execute('INSERT INTO "ORA$TABLES" (table_name, kind, view_text, created) VALUES (?,?,?,datetime())',
                           (name, "VIEW", body))
         for position, (col, ctype) in enumerate(zip(plan.columns, plan.column_types), start=1):
@@ -605,7 +601,8 @@ class DdlExecutor:
                 if m.group(1):
                     return
                 raise errors.EngineError(942, f'table or view "{name}" does not exist')
-            self.conn.execute(f'DROP VIEW "{name}"')
+            self.conn.execute(f'DROP VIEW "{stored_name(self.conn, name)}"')
+            release_storage(self.conn, name)
             self.conn.execute('DELETE FROM "ORA$TABLES" WHERE table_name = ?', (name,))
             self.conn.execute('DELETE FROM "ORA$COLUMNS" WHERE table_name = ?', (name,))
         else:

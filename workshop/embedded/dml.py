@@ -81,7 +81,7 @@ class DmlTranslator(Translator):
                 rewritten = [self._rewrite(v, Scope()) for v in values]
                 rows.append("(" + ", ".join(store(v, table, c).sql(dialect="sqlite")
                                              for v, c in zip(rewritten, columns)) + ")")
-            self.plan.sql = f'INSERT INTO "{table.name}" ({names}) VALUES {", ".join(rows)}'
+            self.plan.sql = f'INSERT INTO "{table.storage}" ({names}) VALUES {", ".join(rows)}'
         else:
             query = self._rewrite_query(source, None)
             width = _select_width(query)
@@ -92,7 +92,7 @@ class DmlTranslator(Translator):
                                for a, c in zip(aliases, columns))
             alias_list = ", ".join(f'"{a}"' for a in aliases)
             self.plan.sql = (f'WITH "ORA$SRC"({alias_list}) AS ({query.sql(dialect="sqlite")}) '
-                             f'INSERT INTO "{table.name}" ({names}) SELECT {stored} FROM "ORA$SRC"')
+                             f'INSERT INTO "{table.storage}" ({names}) SELECT {stored} FROM "ORA$SRC"')
         hint = tree.meta.get(Mark.IGNORE_DUPKEY)
         if hint is not None:
             self.plan.sql += self._ignore_dupkey(table, *hint, select=not isinstance(source, exp.Values))
@@ -136,8 +136,8 @@ class DmlTranslator(Translator):
             value = self._rewrite(assignment.expression, scope)
             sets.append(f'"{column.name}" = {store(value, table, column).sql(dialect="sqlite")}')
         where_sql = self._where_with_policy(tree.args.get("where"), table, "UPDATE", scope)
-        alias_sql = f' AS "{alias}"' if alias != table.name else ""
-        self.plan.sql = f'UPDATE "{table.name}"{alias_sql} SET {", ".join(sets)}{where_sql}'
+        alias_sql = f' AS "{alias}"' if alias != table.storage else ""
+        self.plan.sql = f'UPDATE "{table.storage}"{alias_sql} SET {", ".join(sets)}{where_sql}'
         return self.plan
 
     def _where_with_policy(self, where, table: Table, statement_type: str, scope: Scope) -> str:
@@ -158,7 +158,7 @@ class DmlTranslator(Translator):
         if limit is not None:
             alias = next(iter(scope.sources))
             inner = f' WHERE {text}' if text else ""
-            return (f' WHERE rowid IN (SELECT "{alias}".rowid FROM "{table.name}" AS "{alias}"{inner} '
+            return (f' WHERE rowid IN (SELECT "{alias}".rowid FROM "{table.storage}" AS "{alias}"{inner} '
                     f'LIMIT {limit.sql(dialect="sqlite")})')
         return f" WHERE {text}" if text else ""
 
@@ -166,8 +166,8 @@ class DmlTranslator(Translator):
     def translate_delete(self, tree: exp.Delete) -> Plan:
         tree, table, alias, scope = self._single_target(tree)
         where_sql = self._where_with_policy(tree.args.get("where"), table, "DELETE", scope)
-        alias_sql = f' AS "{alias}"' if alias != table.name else ""
-        self.plan.sql = f'DELETE FROM "{table.name}"{alias_sql}{where_sql}'
+        alias_sql = f' AS "{alias}"' if alias != table.storage else ""
+        self.plan.sql = f'DELETE FROM "{table.storage}"{alias_sql}{where_sql}'
         return self.plan
 
     # ------------------------------------------------------------------ MERGE
@@ -222,7 +222,7 @@ class DmlTranslator(Translator):
                 from .dialect import parse
                 query = self._rewrite_query(normalize_identifiers(parse(f'SELECT * FROM "{source.name}"')), None)
                 return alias, query.sql(dialect="sqlite"), table
-            return alias, f'SELECT * FROM "{source.name}"', table
+            return alias, f'SELECT * FROM "{table.storage if table is not None else source.name}"', table
         raise unsupported("MERGE USING this source")
 
     def _merge_update(self, then, table, t_alias, s_alias, source_sql, on, on_columns, scope):
@@ -246,7 +246,7 @@ class DmlTranslator(Translator):
         # each target row may be matched by one source row only (ORA-30926): count them, correlated on the target
         stable = (f'ORA_MERGE_SOURCE_ROWS((SELECT COUNT(*) FROM ({source_sql}) AS "{s_alias}" '
                   f'WHERE {on.sql(dialect="sqlite")}))')
-        statements = [f'UPDATE "{table.name}" AS "{t_alias}" SET {", ".join(sets)} '
+        statements = [f'UPDATE "{table.storage}" AS "{t_alias}" SET {", ".join(sets)} '
                       f'FROM ({source_sql}) AS "{s_alias}" WHERE ({condition}) AND {stable}']
         delete = then.args.get("delete") if hasattr(then, "args") else None
         if delete is not None:
@@ -273,10 +273,10 @@ class DmlTranslator(Translator):
         predicate = self.policy_predicate(table.name, "SELECT")
         if predicate is not None:
             probe = f"({probe}) AND ({self._qualified_policy(predicate, table, probe_alias)})"
-        filters = f'NOT EXISTS (SELECT 1 FROM "{table.name}" AS "{probe_alias}" WHERE {probe})'
+        filters = f'NOT EXISTS (SELECT 1 FROM "{table.storage}" AS "{probe_alias}" WHERE {probe})'
         if condition is not None:
             filters += f" AND ({self._rewrite(condition, scope).sql(dialect='sqlite')})"
-        return (f'INSERT INTO "{table.name}" ({names}) SELECT {stored} FROM ({source_sql}) AS "{s_alias}" '
+        return (f'INSERT INTO "{table.storage}" ({names}) SELECT {stored} FROM ({source_sql}) AS "{s_alias}" '
                 f'WHERE {filters}')
 
     def _qualified_policy(self, predicate: str, table: Table, alias: str) -> str:

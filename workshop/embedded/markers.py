@@ -25,4 +25,5 @@ class Mark(enum.Enum):
     IGNORE_DUPKEY = "the INSERT's IGNORE_ROW_ON_DUPKEY_INDEX hint: (table, columns, index)"
     TEXT_SLOT = "slot of the CONTAINS search a SCORE refers to"
     TEXT_ALIAS = "table alias of the CONTAINS search a SCORE refers to"
+    ORACLE_TABLE = "the Oracle name of a table reference the translator pointed at its SQLite storage name"
     NVL = "a COALESCE the translator made from NVL (its operands already converted as NVL converts)"

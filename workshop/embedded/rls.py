@@ -443,8 +443,8 @@ def install(engine: "Engine") -> None:
                 if policy.error is not None:     # writes to the table fail with the policy's own error
                     for event in ("INSERT", "UPDATE"):
                         if event in policy.statement_types:
-                            db.execute(f'CREATE TEMP TRIGGER "ORA$RLS_{table_name}_{policy.name}_{event}" '
-                                       f'BEFORE {event} ON main."{table_name}" '
+                            db.execute(f'CREATE TEMP TRIGGER "ORA$RLS_{table.storage}_{policy.name}_{event}" '
+                                       f'BEFORE {event} ON main."{table.storage}" '
                                        f"BEGIN SELECT RAISE(ABORT, 'ORA-28112: failed to execute policy function'); "
                                        f"END")
                     continue
@@ -457,8 +457,8 @@ def install(engine: "Engine") -> None:
                 check = Translator(engine_.catalog).translate_expression(condition, scope).replace('"NEW".', "NEW.")
                 for event in ("INSERT", "UPDATE"):
                     if event in policy.statement_types:
-                        db.execute(f'CREATE TEMP TRIGGER "ORA$RLS_{table_name}_{policy.name}_{event}" '
-                                   f'BEFORE {event} ON main."{table_name}" WHEN NOT COALESCE(({check}), 0) '
+                        db.execute(f'CREATE TEMP TRIGGER "ORA$RLS_{table.storage}_{policy.name}_{event}" '
+                                   f'BEFORE {event} ON main."{table.storage}" WHEN NOT COALESCE(({check}), 0) '
                                    f"BEGIN SELECT RAISE(ABORT, 'ORA-28115: policy with check option violation'); END")
         installed_for[:] = [key, installed_triggers()]
 

@@ -173,6 +173,39 @@ class Scope:
         self.strict = True
         #: aliases of FROM items that are a row-level security inline view (their `*` is the table's columns)
         self.protected: set[str] = set()
+        #: Oracle alias -> the alias SQLite knows the FROM item by, where the two differ (`claim_alias`)
+        self.renamed: dict[str, str] = {}
+
+    def claim_alias(self, alias: str) -> str:
+        """The alias SQLite will know a new FROM item by. Oracle tells "a" from "A" (and a table "Tb1" from "TB1");
+        SQLite folds ASCII case in aliases and table names, so an alias that folds onto one visible here (this
+        block's FROM items and the enclosing blocks', for correlation) becomes `<alias>#<n>`."""
+        taken = set()
+        scope = self
+        while scope is not None:
+            taken |= {scope.renamed.get(a, a).casefold() for a in scope.sources}
+            scope = scope.parent
+        if alias.casefold() not in taken:
+            return alias
+        number = 2
+        while f"{alias}#{number}".casefold() in taken:
+            number += 1
+        return f"{alias}#{number}"
+
+    def _key(self, qualifier: str) -> str | None:
+        """The FROM item of this block a qualifier names, by its Oracle alias or by the one SQLite knows it by."""
+        if qualifier in self.sources:
+            return qualifier
+        return next((alias for alias, renamed in self.renamed.items() if renamed == qualifier), None)
+
+    def sqlite_alias(self, qualifier: str) -> str:
+        """The alias SQLite knows the FROM item an Oracle qualifier names by."""
+        scope = self
+        while scope is not None:
+            if qualifier in scope.sources:
+                return scope.renamed.get(qualifier, qualifier)
+            scope = scope.parent
+        return qualifier
 
     def knows_column(self, column: exp.Column) -> bool:
         """Whether a column reference can resolve here (Oracle raises ORA-00904 otherwise;
@@ -185,7 +218,7 @@ class Scope:
             if not scope.strict:
                 return True
             for alias, source in scope.sources.items():
-                if column.table and column.table != alias:
+                if column.table and column.table not in (alias, scope.renamed.get(alias)):
                     continue
                 if isinstance(source, Table):
                     if source.column(name) is not None:
@@ -196,20 +229,22 @@ class Scope:
         return False
 
     def resolve_column(self, column: exp.Column) -> tuple[str | None, Table | exp.Expression | None]:
+        """(the alias SQLite knows the column's FROM item by, that item); the qualifier may be either alias."""
         qualifier = column.table
         if qualifier:
             scope = self
             while scope is not None:
-                if qualifier in scope.sources:
-                    return qualifier, scope.sources[qualifier]
+                key = scope._key(qualifier)
+                if key is not None:
+                    return scope.renamed.get(key, key), scope.sources[key]
                 scope = scope.parent
             return None, None
         name = column.name
         for alias, source in self.sources.items():
             if isinstance(source, Table) and source.column(name) is not None:
-                return alias, source
+                return self.renamed.get(alias, alias), source
             if isinstance(source, exp.Expression) and _projection_named(source, name) is not None:
-                return alias, source
+                return self.renamed.get(alias, alias), source
         return (None, None) if self.parent is None else self.parent.resolve_column(column)
 
 
@@ -416,8 +451,10 @@ class Translator:
                 return self._table_function(source, scope)
             alias = source.alias_or_name
             name = source.name
+            sqlite_alias = scope.claim_alias(alias)
             if name in scope.ctes:
                 scope.sources[alias] = scope.ctes[name]
+                table = None
             else:
                 table = self.catalog.table(name)
                 if table is None and name in self.catalog.names.dictionary:
@@ -426,15 +463,34 @@ class Translator:
                 predicate = self.policy_predicate(name, "SELECT")
                 if predicate is not None and not source.meta.get(Mark.RLS_INNER):
                     scope.protected.add(alias)
-                    return self._protected_view(name, alias, predicate)
+                    self._rename(scope, alias, sqlite_alias)
+                    return self._protected_view(name, sqlite_alias, predicate)
+            if sqlite_alias != alias or (table is not None and table.storage != name):
+                source.set("alias", exp.TableAlias(this=exp.to_identifier(sqlite_alias, quoted=True)))
+                self._rename(scope, alias, sqlite_alias)
+            if table is not None and table.storage != name:
+                source.set("this", exp.to_identifier(table.storage, quoted=True))
+                source.meta[Mark.ORACLE_TABLE] = name
             return source
         if isinstance(source, exp.Subquery):
             source.set("this", self._rewrite_query(source.this, scope.parent or Scope()))
-            scope.sources[source.alias_or_name] = source.this
+            alias = source.alias_or_name
+            sqlite_alias = scope.claim_alias(alias) if alias else alias
+            scope.sources[alias] = source.this
+            if sqlite_alias != alias:
+                source.set("alias", exp.TableAlias(this=exp.to_identifier(sqlite_alias, quoted=True)))
+                self._rename(scope, alias, sqlite_alias)
             return source
         if isinstance(source, (exp.Values,)):
             return self._rewrite(source, scope)
         raise unsupported(f"FROM item {source.sql(dialect=OracleX)[:60]}")
+
+    @staticmethod
+    def _rename(scope: Scope, alias: str, sqlite_alias: str) -> None:
+        """Record that SQLite knows the FROM item `alias` as `sqlite_alias` (a table kept under another SQLite name,
+        catalog.assign_storage, or an alias that folds onto another): qualified columns are rewritten to match."""
+        if sqlite_alias != alias:
+            scope.renamed[alias] = sqlite_alias
 
     # ------------------------------------------------------------------ row-level security
     def policy_predicate(self, table: str, statement_type: str) -> str | None:
@@ -724,7 +780,7 @@ class Translator:
         name = node.name
         qualifier = node.table
         if isinstance(node.this, exp.Star):
-            return node
+            return self._requalify(node, scope)
         if qualifier and qualifier not in scope.sources and name in ("NEXTVAL", "CURRVAL"):
             if qualifier not in self.catalog.sequences:
                 raise errors.EngineError(2289, f'sequence "{qualifier}" does not exist')
@@ -743,12 +799,21 @@ class Translator:
         if qualifier and node.args.get("db") is not None:
             raise unsupported(f"JSON dot-notation or three-part name {node.sql(dialect=OracleX)}")
         if qualifier and name == "ROWID" and not self._is_real_column(node, scope):
-            return exp.column("rowid", table=qualifier, quoted=True)
+            return exp.column("rowid", table=scope.sqlite_alias(qualifier), quoted=True)
         if not scope.knows_column(node):
             if not qualifier and name in _BARE_WORDS and isinstance(node.parent, exp.Anonymous):
                 return node
             shown = f'"{qualifier}"."{name}"' if qualifier else f'"{name}"'
             raise errors.EngineError(904, f"{shown}: invalid identifier")
+        return self._requalify(node, scope)
+
+    @staticmethod
+    def _requalify(node: exp.Column, scope: Scope) -> exp.Column:
+        """A qualified column points at the alias SQLite knows its FROM item by (Scope.claim_alias)."""
+        if node.table:
+            renamed = scope.sqlite_alias(node.table)
+            if renamed != node.table:
+                node.set("table", exp.to_identifier(renamed, quoted=True))
         return node
 
     def _coerce_raw_comparison(self, node: exp.Expression, scope: Scope) -> None:
@@ -1019,7 +1084,7 @@ class Translator:
         alias, source = scope.resolve_column(column)
         if not isinstance(source, Table):
             raise errors.EngineError(20000, "Oracle Text error: DRG-10599: column is not indexed")
-        index = self.text_index_lookup(source.name, column.name)
+        index = self.text_index_lookup(source.storage, column.name)
         if index is None:
             raise errors.EngineError(20000, "Oracle Text error: DRG-10599: column is not indexed")
         query = self._rewrite(query, scope)
@@ -1088,7 +1153,7 @@ class Translator:
             return
         if any(w.find(exp.Window) for w in tree.expressions):
             return
-        table_name = from_.this.name
+        table_name = from_.this.meta.get(Mark.ORACLE_TABLE, from_.this.name)
         index = self.catalog.vector_index_for(table_name, column.name)
         if index is None:
             return

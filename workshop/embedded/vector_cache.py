@@ -12,6 +12,7 @@ import sqlite3
 import numpy as np
 
 from . import values as V
+from .catalog import stored_name
 from .errors import EngineError
 
 
@@ -37,7 +38,8 @@ class VectorCache:
         if entry is not None and version is not None and entry.version == version:
             return entry
         rowids, blobs = [], []
-        for rowid, blob in self.conn.execute(f'SELECT rowid, CAST("{column}" AS BLOB) FROM "{table}" '
+        storage = stored_name(self.conn, table)
+        for rowid, blob in self.conn.execute(f'SELECT rowid, CAST("{column}" AS BLOB) FROM "{storage}" '
                                              f'WHERE "{column}" IS NOT NULL'):
             rowids.append(rowid)
             blobs.append(blob)
