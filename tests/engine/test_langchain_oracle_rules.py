@@ -45,12 +45,26 @@ def test_table_names_oracle_accepts_once_quoted(conn, name):
     assert [d.page_content for d in store.similarity_search("text", k=1)] == ["one text"]
 
 
-def test_names_differing_only_in_case_raise_instead_of_sharing_a_table(conn):
-    """Oracle: "Tb1" and "TB1" are two tables. The engine cannot hold both and says so."""
-    OracleVS(conn, BagOfWords(), '"Tb1"', DistanceStrategy.COSINE)
-    with pytest.raises(RuntimeError) as exc:
-        OracleVS(conn, BagOfWords(), "TB1", DistanceStrategy.COSINE)
-    assert _oracle_code(exc.value) == 3001
+def test_names_differing_only_in_case_are_two_stores(conn):
+    """Oracle: "Tb1" and "TB1" are two tables, so two OracleVS stores, each with its own rows, index and search."""
+    lower = OracleVS(conn, BagOfWords(), '"Tb1"', DistanceStrategy.COSINE)
+    upper = OracleVS(conn, BagOfWords(), "TB1", DistanceStrategy.COSINE)
+    lower.add_texts(["lower case text about ships"], [{"k": 1}], ids=["a"])
+    upper.add_texts(["upper case text about trains", "more trains"], [{"k": 2}, {"k": 3}], ids=["a", "b"])
+    create_index(conn, lower, params={"idx_name": '"Tb1_hnsw"', "idx_type": "HNSW"})
+    create_index(conn, upper, params={"idx_name": "TB1_HNSW", "idx_type": "HNSW"})
+    assert [d.page_content for d in lower.similarity_search("text", k=5)] == ["lower case text about ships"]
+    assert sorted(d.page_content for d in upper.similarity_search("text", k=5)) == [
+        "more trains", "upper case text about trains"]
+    assert [d.metadata["k"] for d in upper.similarity_search("trains", k=1, filter={"k": 3})] == [3]
+    upper.delete(["b"])
+    assert len(upper.similarity_search("text", k=5)) == 1 and len(lower.similarity_search("text", k=5)) == 1
+    cur = conn.cursor()
+    cur.execute("SELECT table_name FROM user_tables WHERE upper(table_name) = 'TB1' ORDER BY 1")
+    assert cur.fetchall() == [("TB1",), ("Tb1",)]
+    from langchain_oracledb.vectorstores.utils import drop_table_purge
+    drop_table_purge(conn, "TB1")
+    assert [d.page_content for d in lower.similarity_search("ships", k=5)] == ["lower case text about ships"]
 
 
 def test_a_second_vector_index_on_the_same_column_is_ora_01408(conn):

@@ -327,9 +327,11 @@ def assign_storage(conn: sqlite3.Connection, name: str, namespace: str = TABLE_N
     tables, views, indexes and triggers. A name SQLite already holds in any case, as an object or as another
     object's storage name, is kept under `<name>#<n>` instead, recorded in ORA$STORAGE."""
     def taken(candidate: str) -> bool:
-        return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ? COLLATE NOCASE UNION ALL "
-                            'SELECT 1 FROM "ORA$STORAGE" WHERE stored_name = ?', (candidate, candidate)
-                            ).fetchone() is not None
+        # vector and text indexes have no SQLite object of their name (a text index's tables are named after it)
+        return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?1 COLLATE NOCASE UNION ALL "
+                            'SELECT 1 FROM "ORA$STORAGE" WHERE stored_name = ?1 UNION ALL '
+                            'SELECT 1 FROM "ORA$INDEXES" WHERE index_name = ?1 COLLATE NOCASE AND ?2 = \'INDEX\'',
+                            (candidate, namespace)).fetchone() is not None
     conn.execute('DELETE FROM "ORA$STORAGE" WHERE object_name = ? AND namespace = ?', (name, namespace))
     if not taken(name):
         return name
@@ -339,6 +341,13 @@ def assign_storage(conn: sqlite3.Connection, name: str, namespace: str = TABLE_N
     storage = f"{name}#{number}"
     conn.execute('INSERT INTO "ORA$STORAGE" VALUES (?, ?, ?)', (name, namespace, storage))
     return storage
+
+
+def object_name(conn: sqlite3.Connection, storage: str, namespace: str = TABLE_NAMESPACE) -> str:
+    """The Oracle name of the object kept under a SQLite name (the inverse of `stored_name`)."""
+    row = conn.execute('SELECT object_name FROM "ORA$STORAGE" WHERE stored_name = ? COLLATE BINARY '
+                       "AND namespace = ?", (storage, namespace)).fetchone()
+    return row[0] if row else storage
 
 
 def release_storage(conn: sqlite3.Connection, name: str, namespace: str = TABLE_NAMESPACE) -> None:

@@ -497,7 +497,9 @@ class DdlExecutor:
         create = self.hooks.create_text_index
         if create is None:
             raise unsupported("Oracle Text index")
-        create(index_name, table.name, column.name, "SEARCH" if search else "CONTEXT", parameters, is_json)
+        # the text plug-in keeps SQLite objects: it is handed the storage names (catalog.assign_storage)
+        create(assign_storage(self.conn, index_name, INDEX_NAMESPACE), table.storage, column.name,
+               "SEARCH" if search else "CONTEXT", parameters, is_json)
         self.conn.execute('INSERT INTO "ORA$INDEXES" (index_name, table_name, index_type, uniqueness, columns, '
                           'ityp_owner, ityp_name, parameters) VALUES (?,?,?,?,?,?,?,?)',
                           (index_name, table.name, "DOMAIN", "NONUNIQUE", json.dumps(columns), "CTXSYS",
@@ -521,10 +523,10 @@ class DdlExecutor:
                 raise errors.EngineError(2429, "cannot drop index used for enforcement of unique/primary key")
         elif index_type == "DOMAIN":
             if self.hooks.drop_hybrid_index is not None:
-                self.hooks.drop_hybrid_index(name)
+                self.hooks.drop_hybrid_index(storage)
             if self.hooks.drop_text_index is None:
                 raise unsupported("Oracle Text index")
-            self.hooks.drop_text_index(name)
+            self.hooks.drop_text_index(storage)
         self.conn.execute('DELETE FROM "ORA$INDEXES" WHERE index_name = ?', (name,))
         release_storage(self.conn, name, INDEX_NAMESPACE)
         if index_type == "VECTOR" and not self.conn.execute(

@@ -208,9 +208,12 @@ def _hierarchy(select: exp.Select, connect: exp.Connect, source: exp.Table,
     condition = connect.args["connect"].copy().transform(
         lambda n: as_child(n.this, parent) if isinstance(n, exp.Prior) else n)
     condition = as_child(_level_in(condition, level), child)
-    cycle = exp.EQ(this=_engine_call("ORA_CONNECT_BY_CYCLE", [
-        _col("KEY", H), rowid(child), exp.Literal.number(1 if connect.args.get("nocycle") else 0)]),
-        expression=exp.Literal.number(0))
+    # The loop check raises ORA-01436, so it must see only the pairs the CONNECT BY condition joins: SQLite may test
+    # a WHERE term as soon as its tables are at hand, before the join's ON, hence the check sits behind the condition.
+    check = _engine_call("ORA_CONNECT_BY_CYCLE", [
+        _col("KEY", H), rowid(child), exp.Literal.number(1 if connect.args.get("nocycle") else 0)])
+    cycle = exp.EQ(this=exp.Case(ifs=[exp.If(this=condition.copy(), true=check)], default=exp.Literal.number(1)),
+                   expression=exp.Literal.number(0))
     step_cols = [rowid(child), level, key_call(_col("KEY", H), child)]
     step_cols += [exp.DPipe(this=exp.DPipe(this=_col(f"P{i}", H), expression=as_child(sep, child)),
                             expression=as_child(v, child)) for i, (v, sep) in enumerate(paths)]

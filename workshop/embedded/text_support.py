@@ -6,6 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from . import text
+from .catalog import INDEX_NAMESPACE, stored_name
 from .errors import EngineError
 
 if TYPE_CHECKING:
@@ -27,6 +28,8 @@ def as_engine_error(exc: text.TextError, during: str = "query") -> EngineError:
 
 
 def install(engine: "Engine") -> None:
+    """The text plug-in (workshop.embedded.text) keeps SQLite objects, so it works on storage names
+    (catalog.assign_storage): the engine hands it those, and the names a statement or a call gives are mapped here."""
     db = engine.db
 
     def create(index_name, table, column, kind, parameters, is_json):
@@ -53,7 +56,7 @@ def install(engine: "Engine") -> None:
                    locking=None, **_):
         if idx_name is None:
             raise EngineError(6550, "PLS-00306: wrong number or types of arguments in call to 'SYNC_INDEX'")
-        name = _index_name(idx_name)
+        name = stored_name(engine_.db, _index_name(idx_name), INDEX_NAMESPACE)
         engine_.begin_write()
         try:
             text.sync_index(engine_.db, name)
@@ -67,7 +70,7 @@ def install(engine: "Engine") -> None:
     engine.hooks.drop_text_index = lambda name: text.drop_text_index(db, name)
 
     def drop_table(table):
-        text.drop_indexes_for_table(db, table)
+        text.drop_indexes_for_table(db, stored_name(db, table))
     engine.hooks.on_drop_table.append(drop_table)
     engine.hooks.text_search = search
     engine.hooks.text_index_lookup = lookup

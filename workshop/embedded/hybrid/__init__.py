@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from ..catalog import INDEX_NAMESPACE, assign_storage, stored_name
 from ..errors import EngineError, ora_error
 from . import index as hybrid_index
 from . import preferences
@@ -59,7 +60,9 @@ def install(engine: "Engine") -> None:
 
     # -------------------------------------------------------------- DDL
     def create_hybrid_index(index_name, table, columns, rest):
-        parameters = hybrid_index.create(db, index_name=index_name, table=table, columns=columns, rest=rest,
+        # the plug-in keeps SQLite objects: it works on the index's and the table's storage names
+        parameters = hybrid_index.create(db, index_name=assign_storage(db, index_name, INDEX_NAMESPACE),
+                                         table=table, columns=columns, rest=rest,
                                          create_text_index=engine.hooks.create_text_index,
                                          load_model=engine.models.load, embed=embed)
         db.execute('INSERT INTO "ORA$INDEXES" (index_name, table_name, index_type, uniqueness, columns, '
@@ -71,7 +74,7 @@ def install(engine: "Engine") -> None:
     engine.hooks.drop_hybrid_index = lambda name: hybrid_index.drop(db, name)
 
     def drop_table(table):
-        hybrid_index.drop_for_table(db, table)
+        hybrid_index.drop_for_table(db, stored_name(db, table))
     engine.hooks.on_drop_table.append(drop_table)
 
     # -------------------------------------------------------------- sync with the text part

@@ -196,12 +196,12 @@ def create(db: sqlite3.Connection, *, index_name: str, table, columns: list[str]
     if model.function != "embedding":
         raise EngineError(40215, f"model {vectorizer.model} is incompatible with current operation "
                                  f"(a hybrid vector index needs an embedding model)")
-    create_text_index(index_name, table.name, column.name, "SEARCH", text_params or None, False)
+    create_text_index(index_name, table.storage, column.name, "SEARCH", text_params or None, False)
     vr, vp = shadow(index_name, "VR"), shadow(index_name, "VP")
     db.execute(f"CREATE TABLE {vr} (rid INTEGER NOT NULL, chunk_id INTEGER NOT NULL, chunk_offset INTEGER, "
                f"chunk_length INTEGER, chunk_text TEXT, embedding BLOB NOT NULL, PRIMARY KEY (rid, chunk_id))")
     db.execute(f"CREATE TABLE {vp} (rid INTEGER PRIMARY KEY)")
-    qt, qc = q(table.name), q(column.name)
+    qt, qc = q(table.storage), q(column.name)
     db.execute(f"CREATE TRIGGER {shadow(index_name, 'VTI')} AFTER INSERT ON {qt} BEGIN "
                f"INSERT OR IGNORE INTO {vp}(rid) VALUES (NEW.rowid); END")
     db.execute(f"CREATE TRIGGER {shadow(index_name, 'VTU')} AFTER UPDATE ON {qt} "
@@ -211,7 +211,7 @@ def create(db: sqlite3.Connection, *, index_name: str, table, columns: list[str]
     db.execute(f"CREATE TRIGGER {shadow(index_name, 'VTD')} AFTER DELETE ON {qt} BEGIN "
                f"INSERT OR IGNORE INTO {vp}(rid) VALUES (OLD.rowid); END")
     db.execute(f'INSERT INTO "{META}" VALUES (?,?,?,?,?,?,?,?,?)',
-               (index_name, table.name, column.name, vectorizer.model, json.dumps(vectorizer.as_json()), pref,
+               (index_name, table.storage, column.name, vectorizer.model, json.dumps(vectorizer.as_json()), pref,
                 json.dumps(filter_by), json.dumps(order_by), paramstring))
     info = get(db, index_name)
     rids = [r[0] for r in db.execute(f"SELECT rowid FROM {qt} WHERE {qc} IS NOT NULL")]

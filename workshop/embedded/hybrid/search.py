@@ -40,6 +40,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..catalog import INDEX_NAMESPACE, object_name, stored_name
 from ..errors import EngineError
 from . import index as hybrid_index
 from .spec import SearchSpec, parse
@@ -141,7 +142,7 @@ class Searcher:
     def _index(self, name: str) -> hybrid_index.HybridIndex:
         parts = [p for p in name.split(".")]
         resolved = hybrid_index.ident(parts[-1]) if parts[-1] else ""
-        info = hybrid_index.get(self.db, resolved)
+        info = hybrid_index.get(self.db, stored_name(self.db, resolved, INDEX_NAMESPACE))
         if info is None:
             raise EngineError(20000, f"Oracle Text error:\nDRG-10502: index {resolved} does not exist "
                                      f"or is not a hybrid vector index")
@@ -154,7 +155,7 @@ class Searcher:
         # Oracle runs the search as SQL over the table (DBMS_HYBRID_VECTOR.GET_SQL), so the session's VPD
         # policies filter both searches before anything is ranked: rows the session may not read are never
         # candidates, in the keyword and in the semantic search alike.
-        allowed = self.visible(info.table_name)
+        allowed = self.visible(object_name(self.db, info.table_name))
         text_hits = self._text_hits(spec, info, allowed) if spec.text is not None else None
         if spec.vector is not None:
             rids, cids, matrix, texts = hybrid_index.chunks(self.db, info)
