@@ -488,8 +488,8 @@ def _outcome(conn, sql: str, binds=None) -> str:
 
 
 def engine_round3(conn) -> list[Step]:
-    """E18-COALESCE, E18-IDX, E18-MERGE, E18-SYSTS, E18-JSONALL, E18-REGEX: Oracle's answer where the documentation
-    is unclear."""
+    """E18-COALESCE, E18-IDX, E18-MERGE, E18-SYSTS, E18-ALIAS, E18-JSONALL, E18-REGEX: Oracle's answer where the
+    documentation is unclear."""
     s = "13 engine round 3"
     _drop_quietly(conn, [f"DROP TABLE IF EXISTS {ROUND3_TABLE} PURGE"])
     _execute(conn, f"CREATE TABLE {ROUND3_TABLE} (k VARCHAR2(10) PRIMARY KEY, n NUMBER)")
@@ -502,6 +502,9 @@ def engine_round3(conn) -> list[Step]:
              f"MERGE INTO {ROUND3_TABLE} d USING (SELECT 'x' k FROM dual) s ON (d.k = s.k) "
              "WHEN NOT MATCHED THEN INSERT (k, n) VALUES (s.k, 1);", None, "accepted"),
             ("E18-SYSTS: SYSTIMESTAMP(3) is accepted", "SELECT SYSTIMESTAMP(3) FROM dual", None, "accepted"),
+            # the engine keeps "a" and "A" apart (SQLite folds them) but leaves a truly repeated alias ambiguous
+            ("E18-ALIAS: one alias twice in a FROM clause, then qualified, is ORA-00918",
+             "SELECT a.dummy FROM dual a, dual a", None, "ORA-00918"),
         ]
         # langchain-oracledb's own test_filters expects {'3'} for $all ["tea", "soda"] over drinks ["soda", "tea"]:
         # Oracle would then test the filter on the array as a whole (existentially); the engine unwraps it first

@@ -78,9 +78,15 @@ def test_row_generator(cur, sql, binds, expected):
     ("SELECT CONNECT_BY_ISCYCLE FROM emp CONNECT BY NOCYCLE PRIOR id = mgr", "ORA-03001"),
     ("SELECT e.name FROM emp e JOIN emp m ON m.id = e.mgr CONNECT BY PRIOR e.id = e.mgr", "ORA-03001"),
     ("SELECT LEVEL FROM emp CONNECT BY LEVEL <= 2", "ORA-03001"),
+    # a chain by arithmetic: the loop check must see only the pairs the condition joins (it once saw a row paired
+    # with itself before the join condition was tested, and raised ORA-01436 on a chain without a loop)
+    ("SELECT name FROM emp START WITH id = 1 CONNECT BY PRIOR id = id - 1",
+     [("King",), ("Jones",), ("Scott",), ("Adams",), ("Blake",), ("Allen",)]),
+    ("SELECT id FROM emp START WITH id = 5 CONNECT BY id = PRIOR id + 1", [(5,), (6,)]),
+    ("SELECT id FROM emp START WITH id = 10 CONNECT BY PRIOR id = id - 1", [(10,), (11,)]),
 ], ids=["tree", "tree_alias_prior_right", "where_after", "level_in_condition", "order_by", "aggregate", "loop",
         "nocycle", "correlated_start_with", "siblings", "isleaf", "isleaf_with_level", "iscycle", "join",
-        "generator_not_dual"])
+        "generator_not_dual", "chain_minus", "chain_plus", "chain_from_a_loop_row"])
 def test_hierarchy(cur, sql, expected):
     assert run(cur, sql) == expected
 

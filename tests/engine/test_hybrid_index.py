@@ -225,3 +225,31 @@ def test_a_dropped_model_fails_the_commit_loudly(db):
     db.connection.rollback()
     db.execute("SELECT COUNT(*) FROM kb")
     assert db.fetchone() == (2,)
+
+
+# ----------------------------------------------------------------------------- names that differ only in case
+def test_hybrid_indexes_on_tables_and_with_names_that_differ_only_in_case(db):
+    """"kb" beside KB, and an index "kb_hvi" beside KB_HVI: four objects on Oracle, each searched on its own
+    (the plug-in keeps them under storage names, tests/engine/test_case_twins.py)."""
+    db.execute('CREATE TABLE "kb" (id NUMBER PRIMARY KEY, body VARCHAR2(4000))')
+    db.execute("""INSERT INTO "kb" VALUES (7, 'gamma rays from the lower case table')""")
+    db.connection.commit()
+    db.execute("CREATE HYBRID VECTOR INDEX KB_HVI ON kb (body) PARAMETERS ('MODEL all_minilm_l6_v2')")
+    db.execute("""CREATE HYBRID VECTOR INDEX "kb_hvi" ON "kb" (body) PARAMETERS ('MODEL all_minilm_l6_v2')""")
+
+    def hits(idx, words):
+        rows = search(db, {"hybrid_index_name": idx, "text": {"contains": words},
+                           "return": {"values": ["rowid", "chunk_text"]}})
+        return sorted(r["chunk_text"] for r in rows)
+    assert hits("KB_HVI", "gamma OR beta") == ["alpha particles and beta decay"]
+    assert hits('"kb_hvi"', "gamma OR beta") == ["gamma rays from the lower case table"]
+    db.execute("""INSERT INTO "kb" VALUES (8, 'beta testing in lower case')""")
+    db.connection.commit()
+    assert hits('"kb_hvi"', "beta") == ["beta testing in lower case"]
+    assert hits("KB_HVI", "beta") == ["alpha particles and beta decay"]
+    db.execute('SELECT id FROM "kb" WHERE CONTAINS(body, \'beta\') > 0')
+    assert db.fetchall() == [(8,)]
+    db.execute("DROP INDEX KB_HVI")
+    assert hits('"kb_hvi"', "gamma") == ["gamma rays from the lower case table"]
+    db.execute("SELECT index_name, table_name FROM user_indexes WHERE index_type = 'DOMAIN'")
+    assert db.fetchall() == [("kb_hvi", "kb")]

@@ -180,6 +180,8 @@ class Scope:
         """The alias SQLite will know a new FROM item by. Oracle tells "a" from "A" (and a table "Tb1" from "TB1");
         SQLite folds ASCII case in aliases and table names, so an alias that folds onto one visible here (this
         block's FROM items and the enclosing blocks', for correlation) becomes `<alias>#<n>`."""
+        if alias in self.sources:       # the same alias twice in one FROM: SQLite's ambiguity is Oracle's ORA-00918
+            return self.renamed.get(alias, alias)
         taken = set()
         scope = self
         while scope is not None:
