@@ -232,3 +232,25 @@ def test_nextval_in_a_query_holds_no_lock(two):
     b.cursor().execute("INSERT INTO t VALUES (1)")
     b.commit()
     assert a.cursor().execute("SELECT s.NEXTVAL, s.CURRVAL FROM dual").fetchone() == (2, 2)
+
+
+# --------------------------------------------------------------------------- GROUP BY constants
+@pytest.mark.parametrize("sql, expected", [
+    ("SELECT COUNT(*) FROM g GROUP BY 1", [(3,)]),                     # a constant, not a position (SQLite's reading)
+    ("SELECT k, COUNT(*) FROM g GROUP BY k, 2 ORDER BY k", [("a", 2), ("b", 1)]),
+    ("SELECT 1, SUM(id) FROM g GROUP BY 1", [(1, 6)]),
+    ("SELECT id FROM g GROUP BY 1", "ORA-00979"),                      # id is not grouped
+], ids=["count_group_by_1", "group_by_column_and_constant", "constant_in_both", "ungrouped_column"])
+def test_group_by_a_number_is_a_constant(tmp_path, sql, expected):
+    """SQL Language Reference, SELECT: group_by_clause takes expressions (only ORDER BY takes positions). SQLite
+    read GROUP BY 1 as a position: COUNT(*) ... GROUP BY 1 was an internal error."""
+    conn = connect(tmp_path / "g.db")
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE g (id NUMBER, k VARCHAR2(5))")
+    cur.executemany("INSERT INTO g VALUES (:1, :2)", [(1, "a"), (2, "a"), (3, "b")])
+    try:
+        got = cur.execute(sql).fetchall()
+    except oracledb.DatabaseError as exc:
+        got = f"ORA-{exc.args[0].code:05d}"
+    assert got == expected
+    conn.close()

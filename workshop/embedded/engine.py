@@ -139,7 +139,17 @@ class Engine:
                 except BaseException as exc:  # noqa: BLE001
                     state.state.error = exc
                     raise
-        self.db.create_aggregate(name, nargs, Wrapped)
+
+            def value(self):
+                return self.inner.value()
+
+            def inverse(self, *args):
+                self.inner.inverse(*args)
+        if hasattr(cls, "inverse") and hasattr(cls, "value"):
+            # an aggregate that can drop a row is a window function too (MEDIAN(x) OVER (...)), as on Oracle
+            self.db.create_window_function(name, nargs, Wrapped)
+        else:
+            self.db.create_aggregate(name, nargs, Wrapped)
 
     def _register_functions(self) -> None:
         function_registry.register_all(self)

@@ -170,6 +170,8 @@ class Scope:
         self.sources: dict[str, Table | exp.Expression] = {}
         self.ctes: dict[str, exp.Expression] = dict(parent.ctes) if parent else {}
         self.order_aliases: set[str] = set()
+        #: select-list alias -> its expression, for ORDER BY (an alias there names the select item)
+        self.order_projections: dict[str, exp.Expression] = {}
         self.strict = True
         #: aliases of FROM items that are a row-level security inline view (their `*` is the table's columns)
         self.protected: set[str] = set()
@@ -372,6 +374,7 @@ class Translator:
                 continue
             if key == "order":
                 scope.order_aliases = {p.alias for p in node.expressions if isinstance(p, exp.Alias)}
+                scope.order_projections = {p.alias: p.this for p in node.expressions if isinstance(p, exp.Alias)}
             if isinstance(value, list):
                 node.set(key, [self._rewrite(v, scope) for v in value])
             else:
@@ -379,6 +382,7 @@ class Translator:
         for join in node.args.get("joins") or []:
             if join.args.get("on") is not None:
                 join.set("on", self._rewrite(join.args["on"], scope))
+        _constant_group_keys(node)
         for projection, text in zip(node.expressions, original_texts):
             projection.meta[Mark.ORACLE_TEXT] = text
         self._check_sort_keys(node, scope)
@@ -949,6 +953,20 @@ class Translator:
 
     def _coerce_operands(self, left: exp.Expression, others: list[exp.Expression], scope: Scope,
                          pairwise: bool = False) -> tuple[exp.Expression, list[exp.Expression]]:
+        """The operands of a comparison, converted as Oracle converts them (`_convert_operands`). Where one is a
+        TIMESTAMP WITH [LOCAL] TIME ZONE, every operand is compared by its UTC instant: Globalization Support Guide,
+        "TIMESTAMP WITH TIME ZONE Data Type" (two values are identical if they represent the same instant in UTC,
+        whatever offsets they hold) and SQL Language Reference, "Datetime Comparisons" (a DATE or TIMESTAMP compared
+        with one is converted to it in the session time zone). Their stored text, offset included, does not order
+        by instant: 10:00 +02:00 would sort after 09:00 +00:00."""
+        kinds = [self.infer_type(node, scope) for node in [left] + others]
+        left, others = self._convert_operands(left, others, scope, pairwise)
+        if any(_with_zone(k) for k in kinds) and all(k is None or _is_datetime(k) or _is_char(k) for k in kinds):
+            left, others = _instant(left), [_instant(o) for o in others]
+        return left, others
+
+    def _convert_operands(self, left: exp.Expression, others: list[exp.Expression], scope: Scope,
+                          pairwise: bool = False) -> tuple[exp.Expression, list[exp.Expression]]:
         """Oracle's implicit conversion between the operands of a comparison (SQL Language Reference, "Data
         Type Comparison Rules" > "Implicit and Explicit Data Conversion"): character compared with NUMBER is
         converted to NUMBER, character compared with DATE/TIMESTAMP to that datetime type, in either
@@ -1402,6 +1420,47 @@ def _coalesce(tr: Translator, node: exp.Coalesce, scope: Scope) -> exp.Expressio
     return node
 
 
+def _with_zone(oracle_type: str | None) -> bool:
+    return oracle_type is not None and oracle_type.startswith("TIMESTAMP WITH")
+
+
+def _instant(node: exp.Expression) -> exp.Expression:
+    """A datetime's UTC instant, the key Oracle compares TIMESTAMP WITH TIME ZONE values by (a value without a zone
+    is taken in the session time zone, as SYS_EXTRACT_UTC takes it)."""
+    return node if isinstance(node, exp.Null) else _ora("ORA_SYS_EXTRACT_UTC", node)
+
+
+def _min_max(tr: Translator, node: exp.Expression, scope: Scope) -> exp.Expression:
+    """MIN / MAX of a TIMESTAMP WITH TIME ZONE pick by instant (`_instant`), keeping the value's own offset."""
+    kind = tr.infer_type(node.this, scope)
+    if not _with_zone(kind):
+        return NOT_HANDLED
+    call = _ora("ORA_INSTANT_MIN" if isinstance(node, exp.Min) else "ORA_INSTANT_MAX", node.this)
+    call.meta[Mark.ORACLE_TYPE] = kind
+    return call
+
+
+def _ordered(tr: Translator, node: exp.Ordered, scope: Scope) -> exp.Expression:
+    """ORDER BY a TIMESTAMP WITH TIME ZONE sorts by instant (`_instant`), in a query, a window or WITHIN GROUP."""
+    key = node.this
+    if isinstance(key, exp.Column) and not key.table and key.name in scope.order_projections:
+        key = scope.order_projections[key.name]          # ORDER BY a select-list alias
+    if _with_zone(tr.infer_type(key, scope)):
+        node.set("this", _instant(node.this))
+    return node
+
+
+def _constant_group_keys(select: exp.Select) -> None:
+    """`GROUP BY 1` groups by the constant 1 on Oracle (SQL Language Reference, SELECT, group_by_clause: expressions,
+    not positions; only ORDER BY takes a position). SQLite reads an integer there as a select-list position
+    (`SELECT COUNT(*) ... GROUP BY 1` groups by COUNT(*) and fails), so the constant is written as text."""
+    group = select.args.get("group")
+    if group is None:
+        return
+    group.set("expressions", [exp.Literal.string(e.this) if isinstance(e, exp.Literal) and not e.is_string else e
+                              for e in group.expressions])
+
+
 def _datetime_bind(node: exp.Expression, kind: str | None, target: str) -> exp.Expression:
     """A DATE-typed bind compared with a datetime expression, in that expression's storage form."""
     if not isinstance(node, exp.Placeholder) or kind != "DATE":
@@ -1562,6 +1621,9 @@ NODE_REWRITES: dict[type, Callable[[Translator, Any, Scope], exp.Expression]] = 
     exp.Neg: lambda tr, node, scope: tr._numeric_operands(node, scope),
     exp.In: _comparison,
     exp.Between: _comparison,
+    exp.Min: _min_max,
+    exp.Ordered: _ordered,
+    exp.Max: _min_max,
     exp.Is: _is,
     exp.Not: _not,
     exp.Cast: lambda tr, node, scope: tr._cast(node),
@@ -1599,7 +1661,7 @@ NODE_REWRITES: dict[type, Callable[[Translator, Any, Scope], exp.Expression]] = 
 PASSTHROUGH_NODES: frozenset[type] = frozenset({
     # statements and clauses
     exp.Select, exp.Union, exp.Except, exp.Intersect, exp.Subquery, exp.With, exp.CTE, exp.From,
-    exp.Join, exp.Where, exp.Group, exp.Having, exp.Order, exp.Ordered, exp.Fetch, exp.Offset,
+    exp.Join, exp.Where, exp.Group, exp.Having, exp.Order, exp.Fetch, exp.Offset,
     exp.LimitOptions, exp.Distinct, exp.WindowSpec, exp.Insert, exp.Update, exp.Delete, exp.Merge,
     exp.When, exp.Whens, exp.Values, exp.Returning, exp.Schema,
     # names and shapes

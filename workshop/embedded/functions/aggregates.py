@@ -14,10 +14,40 @@ from __future__ import annotations
 import statistics
 from decimal import Decimal
 
+from .datetimes import sys_extract_utc
 from .errors import OracleFunctionError
 from .values import Number, as_number, as_text, number_out, to_decimal
 
 LISTAGG_MAX_BYTES = 4000
+
+
+class InstantMin:
+    """MIN over TIMESTAMP WITH TIME ZONE: the value (with its own offset) at the earliest instant. Oracle compares
+    such values in UTC; their stored text, offset and all, does not sort by instant."""
+
+    pick = staticmethod(min)
+
+    def __init__(self) -> None:
+        self.values: list[object] = []
+
+    def step(self, value: object) -> None:
+        if value is not None and value != "":
+            self.values.append(value)
+
+    def inverse(self, value: object) -> None:
+        if value is not None and value != "":
+            self.values.remove(value)
+
+    def value(self) -> object:
+        return self.pick(self.values, key=sys_extract_utc) if self.values else None
+
+    finalize = value
+
+
+class InstantMax(InstantMin):
+    """MAX over TIMESTAMP WITH TIME ZONE: the value at the latest instant."""
+
+    pick = staticmethod(max)
 
 
 class Listagg:

@@ -115,6 +115,8 @@ AGGREGATES: dict[str, tuple[type, int]] = {
     "LISTAGG_TRUNCATE": (aggregates.ListaggTruncate, -1),
     "LISTAGG_DISTINCT_TRUNCATE": (aggregates.ListaggDistinctTruncate, -1),
     "MEDIAN": (aggregates.Median, 1),
+    "INSTANT_MIN": (aggregates.InstantMin, 1),
+    "INSTANT_MAX": (aggregates.InstantMax, 1),
     "VARIANCE": (aggregates.Variance, 1),
     "VAR_SAMP": (aggregates.VarSamp, 1),
     "VAR_POP": (aggregates.VarPop, 1),
