@@ -418,6 +418,7 @@ def install(engine: "Engine") -> None:
 
     engine.hooks.policies = policies
     installed_for: list = [None, frozenset()]     # the catalog key they were made for, their names
+    generation = [0]                               # a new suffix for each set of triggers made
 
     def installed_triggers() -> frozenset:
         return frozenset(name for (name,) in db.execute("SELECT name FROM sqlite_temp_master WHERE type = "
@@ -434,7 +435,11 @@ def install(engine: "Engine") -> None:
         from .translate import Scope, Translator, normalize_identifiers
         for (name,) in db.execute("SELECT name FROM sqlite_temp_master WHERE type = 'trigger' "
                                   "AND name LIKE 'ORA$RLS%'").fetchall():
-            db.execute(f'DROP TRIGGER temp."{name}"')
+            # IF EXISTS: once, under a full parallel run, SQLite listed a trigger here that DROP then did not find;
+            # each set is made under a new suffix, so a name left behind that way never blocks the next set
+            db.execute(f'DROP TRIGGER IF EXISTS temp."{name}"')
+        generation[0] += 1
+        suffix = generation[0]
         for table_name, items in engine_.catalog.policies.items():
             table = engine_.catalog.table(table_name)
             for policy in items:
@@ -443,7 +448,7 @@ def install(engine: "Engine") -> None:
                 if policy.error is not None:     # writes to the table fail with the policy's own error
                     for event in ("INSERT", "UPDATE"):
                         if event in policy.statement_types:
-                            db.execute(f'CREATE TEMP TRIGGER "ORA$RLS_{table.storage}_{policy.name}_{event}" '
+                            db.execute(f'CREATE TEMP TRIGGER "ORA$RLS_{table.storage}_{policy.name}_{event}_{suffix}" '
                                        f'BEFORE {event} ON main."{table.storage}" '
                                        f"BEGIN SELECT RAISE(ABORT, 'ORA-28112: failed to execute policy function'); "
                                        f"END")
@@ -457,7 +462,7 @@ def install(engine: "Engine") -> None:
                 check = Translator(engine_.catalog).translate_expression(condition, scope).replace('"NEW".', "NEW.")
                 for event in ("INSERT", "UPDATE"):
                     if event in policy.statement_types:
-                        db.execute(f'CREATE TEMP TRIGGER "ORA$RLS_{table.storage}_{policy.name}_{event}" '
+                        db.execute(f'CREATE TEMP TRIGGER "ORA$RLS_{table.storage}_{policy.name}_{event}_{suffix}" '
                                    f'BEFORE {event} ON main."{table.storage}" WHEN NOT COALESCE(({check}), 0) '
                                    f"BEGIN SELECT RAISE(ABORT, 'ORA-28115: policy with check option violation'); END")
         installed_for[:] = [key, installed_triggers()]
