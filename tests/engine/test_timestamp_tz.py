@@ -92,3 +92,42 @@ def test_plain_timestamps_still_compare_as_they_did(cur):
     assert [r[0] for r in cur.fetchall()] == [1, 2]
     plan = cur.connection._engine.plan_for("SELECT id FROM ev WHERE naive < naive ORDER BY naive", ["SELECT"])
     assert "SYS_EXTRACT_UTC" not in plan.sql
+
+
+# --------------------------------------------------------------------------- DATE against TIMESTAMP
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    """d is a DATE and ts a TIMESTAMP: row 1 holds the same instant in both, row 2 a TIMESTAMP half a second on."""
+    conn = connect(tmp_path_factory.mktemp("mixed") / "mixed.db")
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE m (id NUMBER, d DATE, ts TIMESTAMP, tz TIMESTAMP WITH TIME ZONE)")
+    cur.execute("INSERT INTO m VALUES (1, DATE '2026-01-01', TIMESTAMP '2026-01-01 00:00:00', :z)",
+                z=dt.datetime(2026, 1, 1, 12, 0, tzinfo=PLUS2))
+    cur.execute("INSERT INTO m VALUES (2, TO_DATE('2026-01-01 10:00:00', 'YYYY-MM-DD HH24:MI:SS'), "
+                "TIMESTAMP '2026-01-01 10:00:00.5', :z)", z=dt.datetime(2026, 1, 1, 11, 0, tzinfo=UTC))
+    conn.commit()
+    yield cur
+    conn.close()
+
+
+MIXED = [
+    ("eq", "SELECT id FROM m WHERE d = ts", [1]),                  # as text, '... 00:00:00' <> '... 00:00:00.000000'
+    ("lt", "SELECT id FROM m WHERE d < ts", [2]),
+    ("gt-reversed", "SELECT id FROM m WHERE ts > d", [2]),
+    ("ge-literal", "SELECT id FROM m WHERE d >= TIMESTAMP '2026-01-01 00:00:00' ORDER BY id", [1, 2]),
+    ("in", "SELECT id FROM m WHERE d IN (ts)", [1]),
+    ("between", "SELECT id FROM m WHERE d BETWEEN ts AND ts", [1]),
+    ("date-literal", "SELECT id FROM m WHERE ts = DATE '2026-01-01'", [1]),
+    ("greatest-date-first", "SELECT id FROM m WHERE GREATEST(d, ts) = d ORDER BY id", [1, 2]),   # a DATE: no .5
+    ("least-timestamp-first", "SELECT TO_CHAR(LEAST(ts, d), 'HH24:MI:SS.FF3') FROM m WHERE id = 2",
+     ["10:00:00.000"]),
+    ("greatest-tz", "SELECT id FROM m WHERE GREATEST(tz, :t) = tz ORDER BY id", [2]),   # 10:00 UTC < 11:00 UTC
+]
+
+
+@pytest.mark.parametrize("sql, expected", [c[1:] for c in MIXED], ids=[c[0] for c in MIXED])
+def test_a_date_meets_a_timestamp_as_a_timestamp(mixed, sql, expected):
+    """SQLRF "Datetime Comparisons": a DATE compared with a TIMESTAMP is converted to TIMESTAMP; GREATEST and LEAST
+    convert every argument to the first one's type."""
+    binds = {"t": dt.datetime(2026, 1, 1, 10, 30, tzinfo=UTC)} if ":t" in sql else {}
+    assert [r[0] for r in mixed.execute(sql, binds).fetchall()] == expected

@@ -963,6 +963,11 @@ class Translator:
         left, others = self._convert_operands(left, others, scope, pairwise)
         if any(_with_zone(k) for k in kinds) and all(k is None or _is_datetime(k) or _is_char(k) for k in kinds):
             left, others = _instant(left), [_instant(o) for o in others]
+        elif "DATE" in kinds and "TIMESTAMP" in kinds:
+            # SQLRF "Datetime Comparisons": a DATE compared with a TIMESTAMP is converted to TIMESTAMP first (as text,
+            # '2026-01-01 00:00:00' sorts before the equal '2026-01-01 00:00:00.000000')
+            nodes = [_ora("ORA_CAST_TIMESTAMP", n) if k == "DATE" else n for n, k in zip([left] + others, kinds)]
+            left, others = nodes[0], nodes[1:]
         return left, others
 
     def _convert_operands(self, left: exp.Expression, others: list[exp.Expression], scope: Scope,

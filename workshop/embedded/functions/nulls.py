@@ -8,6 +8,8 @@ returns the second argument unconverted; the translator owns declared-type conve
 
 from __future__ import annotations
 
+from .conversions import to_date, to_timestamp, to_timestamp_tz
+from .datetimes import DATE, TIMESTAMP_TZ, datetime_value, is_datetime_text, local_tz, render
 from .values import as_number, as_text, is_null
 
 
@@ -79,6 +81,8 @@ def _extreme(args: tuple[object, ...], pick_max: bool) -> object:
         raise OracleFunctionError(1760, "GREATEST/LEAST need at least 1 argument")
     if any(is_null(a) for a in args):
         return None
+    if is_datetime_text(args[0]):
+        return _datetime_extreme(args, pick_max)
     numeric = _is_number(args[0])
     values = [_convert_like(a, numeric) for a in args]
     best = values[0]
@@ -86,6 +90,23 @@ def _extreme(args: tuple[object, ...], pick_max: bool) -> object:
         if (value > best) if pick_max else (value < best):  # type: ignore[operator]
             best = value
     return best
+
+
+def _datetime_extreme(args: tuple[object, ...], pick_max: bool) -> object:
+    """GREATEST / LEAST of datetimes: every argument converted to the first one's type (SQLRF "GREATEST": the first
+    expr decides the type of the comparison and of the result), compared as instants, so a DATE drops a later
+    argument's fraction and WITH TIME ZONE values compare in UTC (their text, offset included, does not sort)."""
+    kind = datetime_value(args[0])[1]
+    moments = []
+    for arg in args:
+        moment = datetime_value(arg)[0] if is_datetime_text(arg) else datetime_value(
+            to_timestamp_tz(arg) if kind == TIMESTAMP_TZ else to_date(arg) if kind == DATE else to_timestamp(arg))[0]
+        if kind == DATE:
+            moment = moment.replace(microsecond=0)
+        moments.append(moment.replace(tzinfo=moment.tzinfo or local_tz()) if kind == TIMESTAMP_TZ else
+                       moment.astimezone(local_tz()).replace(tzinfo=None) if moment.tzinfo else moment)
+    best = (max if pick_max else min)(range(len(moments)), key=lambda i: moments[i])
+    return render(moments[best], kind)
 
 
 def greatest(*args: object) -> object:
