@@ -254,3 +254,27 @@ def test_group_by_a_number_is_a_constant(tmp_path, sql, expected):
         got = f"ORA-{exc.args[0].code:05d}"
     assert got == expected
     conn.close()
+
+
+# --------------------------------------------------------------------------- blank-padded comparison
+@pytest.mark.parametrize("sql, binds, expected", [
+    ("SELECT id FROM c WHERE f = 'ab'", {}, [1]),                     # CHAR with a text literal: padded
+    ("SELECT id FROM c WHERE 'ab' = 'ab  '", {}, [1]),                # two text literals: padded
+    ("SELECT id FROM c WHERE f = n", {}, [1]),                        # CHAR with NCHAR: padded
+    ("SELECT id FROM c WHERE f IN ('x', 'ab ')", {}, [1]),
+    ("SELECT id FROM c WHERE f = v", {}, []),                         # a VARCHAR2 operand: nonpadded
+    ("SELECT id FROM c WHERE f = :b", {"b": "ab"}, []),               # a str bind is VARCHAR2: nonpadded
+    ("SELECT id FROM c WHERE v = 'ab '", {}, []),                     # VARCHAR2 with a literal: nonpadded
+    ("SELECT id FROM c WHERE f > 'ab'", {}, []),
+], ids=["char_literal", "two_literals", "char_nchar", "in_list", "char_varchar2", "char_bind", "varchar2_literal",
+        "greater"])
+def test_blank_padded_comparison(tmp_path, sql, binds, expected):
+    """SQL Language Reference, "Blank-Padded and Nonpadded Comparison Semantics": when both values are CHAR, NCHAR or
+    text literals the shorter is padded with blanks; one VARCHAR2 value makes it nonpadded. SQLite compared the
+    stored 'ab   ' with 'ab' as unequal."""
+    conn = connect(tmp_path / "c.db")
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE c (id NUMBER, f CHAR(5), v VARCHAR2(5), n NCHAR(4))")
+    cur.execute("INSERT INTO c VALUES (1, 'ab', 'ab', 'ab')")
+    assert [r[0] for r in cur.execute(sql, binds).fetchall()] == expected
+    conn.close()

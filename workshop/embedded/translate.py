@@ -960,8 +960,15 @@ class Translator:
         with one is converted to it in the session time zone). Their stored text, offset included, does not order
         by instant: 10:00 +02:00 would sort after 09:00 +00:00."""
         kinds = [self.infer_type(node, scope) for node in [left] + others]
+        padded = all(k in ("CHAR", "NCHAR") or isinstance(n, exp.Literal) and n.is_string
+                     for n, k in zip([left] + others, kinds))
         left, others = self._convert_operands(left, others, scope, pairwise)
-        if any(_with_zone(k) for k in kinds) and all(k is None or _is_datetime(k) or _is_char(k) for k in kinds):
+        if padded:
+            # SQLRF "Blank-Padded and Nonpadded Comparison Semantics": CHAR, NCHAR and text literals compare as if
+            # the shorter were padded with blanks ('ab' = 'ab   '); one VARCHAR2 operand (a column, a str bind)
+            # makes the comparison nonpadded, as SQLite's is
+            left, others = _unpadded(left), [_unpadded(o) for o in others]
+        elif any(_with_zone(k) for k in kinds) and all(k is None or _is_datetime(k) or _is_char(k) for k in kinds):
             left, others = _instant(left), [_instant(o) for o in others]
         elif "DATE" in kinds and "TIMESTAMP" in kinds:
             # SQLRF "Datetime Comparisons": a DATE compared with a TIMESTAMP is converted to TIMESTAMP first (as text,
@@ -1423,6 +1430,12 @@ def _coalesce(tr: Translator, node: exp.Coalesce, scope: Scope) -> exp.Expressio
                                       "arguments of different datatype groups; the documentation is unclear on "
                                       "character with NUMBER, see verify_oracle probe E18-COALESCE)")
     return node
+
+
+def _unpadded(node: exp.Expression) -> exp.Expression:
+    """A CHAR value without its trailing blanks, for a blank-padded comparison (SQLite's own rtrim keeps an all-blank
+    value as '', where Oracle's RTRIM would give NULL)."""
+    return exp.Anonymous(this="rtrim", expressions=[node, exp.Literal.string(" ")])
 
 
 def _with_zone(oracle_type: str | None) -> bool:
