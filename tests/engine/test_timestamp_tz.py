@@ -131,3 +131,16 @@ def test_a_date_meets_a_timestamp_as_a_timestamp(mixed, sql, expected):
     convert every argument to the first one's type."""
     binds = {"t": dt.datetime(2026, 1, 1, 10, 30, tzinfo=UTC)} if ":t" in sql else {}
     assert [r[0] for r in mixed.execute(sql, binds).fetchall()] == expected
+
+
+def test_group_by_groups_one_instant_written_at_two_offsets(tmp_path):
+    """Two offsets of one instant are one group on Oracle (the select list shows one of the group's values)."""
+    conn = connect(tmp_path / "g.db")
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE g (at TIMESTAMP WITH TIME ZONE)")
+    cur.executemany("INSERT INTO g VALUES (:1)", [(utc(8),), (dt.datetime(2026, 1, 1, 10, 0, tzinfo=PLUS2),),
+                                                    (utc(9),)])
+    rows = cur.execute("SELECT at, COUNT(*) FROM g GROUP BY at ORDER BY at").fetchall()
+    assert [(r[0].astimezone(UTC), r[1]) for r in rows] == [(utc(8), 2), (utc(9), 1)]
+    assert cur.execute("SELECT COUNT(*) FROM (SELECT at FROM g GROUP BY at)").fetchone() == (2,)
+    conn.close()

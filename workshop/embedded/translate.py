@@ -383,6 +383,7 @@ class Translator:
             if join.args.get("on") is not None:
                 join.set("on", self._rewrite(join.args["on"], scope))
         _constant_group_keys(node)
+        self._group_by_instant(node, scope)
         for projection, text in zip(node.expressions, original_texts):
             projection.meta[Mark.ORACLE_TEXT] = text
         self._check_sort_keys(node, scope)
@@ -490,6 +491,14 @@ class Translator:
         if isinstance(source, (exp.Values,)):
             return self._rewrite(source, scope)
         raise unsupported(f"FROM item {source.sql(dialect=OracleX)[:60]}")
+
+    def _group_by_instant(self, select: exp.Select, scope: Scope) -> None:
+        """GROUP BY a TIMESTAMP WITH TIME ZONE groups by instant (`_instant`): two offsets of one instant are one
+        group on Oracle. The select list keeps the column, which shows one of the group's values, as Oracle does."""
+        group = select.args.get("group")
+        if group is not None:
+            group.set("expressions", [_instant(e) if _with_zone(self.infer_type(e, scope)) else e
+                                      for e in group.expressions])
 
     @staticmethod
     def _rename(scope: Scope, alias: str, sqlite_alias: str) -> None:
