@@ -224,6 +224,31 @@ def test_names_differing_only_in_case_or_namespace(tmp_path, statements, outcome
     conn.close()
 
 
+# --------------------------------------------------------------------------- DDL refusals (docs/embedded-engine.md)
+@pytest.mark.parametrize("statements, outcome", [
+    (["CREATE TABLE u (x NUMBER)", "CREATE VIEW w AS SELECT x FROM u", "CREATE INDEX iw ON w (x)"], "ORA-01702"),
+    (["CREATE TABLE u (x NUMBER)", "CREATE VIEW w AS SELECT x FROM u", "TRUNCATE TABLE w"], "ORA-00942"),
+    (["CREATE TABLE u (x NUMBER)", "CREATE VIEW w AS SELECT x FROM u", "ALTER TABLE w ADD (y NUMBER)"], "ORA-00942"),
+    (["CREATE TABLE u (c VARCHAR2(4001))"], "ORA-00910"),
+    (["CREATE TABLE u (c VARCHAR2(4000 CHAR))"], None),
+    (["CREATE TABLE u (c CHAR(2001))"], "ORA-00910"),
+    (["CREATE TABLE u (c RAW(2001))"], "ORA-00910"),
+    (["CREATE TABLE u (c RAW(2000))"], None),
+], ids=["index_on_view", "truncate_view", "alter_view", "varchar2_4001", "varchar2_4000_char", "char_2001",
+        "raw_2001", "raw_2000"])
+def test_ddl_refusals(tmp_path, statements, outcome):
+    """CREATE INDEX on a view was ORA-00942 (the view exists: ORA-01702, probe E18-DDL-IDXVIEW); TRUNCATE and ALTER
+    TABLE on a view were internal errors (probes E18-DDL-TRUNCVIEW, -ALTERVIEW); VARCHAR2 took up to 32767 bytes
+    (SQLRF "Data Types" with MAX_STRING_SIZE = STANDARD: 4000, CHAR and RAW 2000; probe E18-DDL-VC4001)."""
+    conn = connect(tmp_path / "ddl.db")
+    cur = conn.cursor()
+    for sql in statements[:-1]:
+        cur.execute(sql)
+    got = code_of(cur, statements[-1])
+    assert (f"ORA-{got:05d}" if got else None) == outcome
+    conn.close()
+
+
 def test_nextval_in_a_query_holds_no_lock(two):
     """A sequence is not transactional: SELECT s.NEXTVAL leaves the session without a transaction."""
     a, b = two

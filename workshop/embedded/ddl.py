@@ -328,6 +328,8 @@ class DdlExecutor:
         table = self.catalog.table(name)
         if table is None:
             raise errors.EngineError(942, f'table or view "{name}" does not exist')
+        if table.kind != "TABLE":
+            raise _view_here("TRUNCATE TABLE", name, "E18-DDL-TRUNCVIEW")
         self.conn.execute(f'DELETE FROM "{table.storage}"')
 
     def alter_table(self, sql: str) -> None:
@@ -339,6 +341,8 @@ class DdlExecutor:
         table = self.catalog.table(name)
         if table is None:
             raise errors.EngineError(942, f'table or view "{name}" does not exist')
+        if table.kind != "TABLE":
+            raise _view_here("ALTER TABLE", name, "E18-DDL-ALTERVIEW")
         for column_text in split_top_level(m.group(2)):
             tree = normalize_identifiers(parse(f"CREATE TABLE ORA$TMP ({column_text})"))
             coldef = tree.this.expressions[0]
@@ -384,8 +388,12 @@ class DdlExecutor:
         column_texts = split_top_level(sql[m.end():close])
         rest = sql[close + 1:].strip()
         table = self.catalog.table(table_name)
-        if table is None or table.kind != "TABLE":
+        if table is None:
             raise errors.EngineError(942, f'table or view "{table_name}" does not exist')
+        if table.kind != "TABLE":
+            # the view exists, so ORA-00942 would be false; ORA-01702's text names the case (probe E18-DDL-IDXVIEW)
+            raise errors.EngineError(1702, f'a view is not appropriate here ("{table_name}" is a view; an index '
+                                           "is built on a table)")
         if self._exists(index_name, "index"):
             if m.group(2):
                 return
@@ -635,6 +643,13 @@ class DdlExecutor:
                 raise errors.EngineError(904, f'"{column}": invalid identifier')
 
 
+def _view_here(statement: str, name: str, probe: str) -> errors.EngineError:
+    """A table statement naming a view. The SQL Language Reference does not say which error Oracle raises; the
+    engine answers ORA-00942 (no table of that name) and verify_oracle's probe records Oracle's answer."""
+    return errors.EngineError(942, f'table or view "{name}" does not exist ({name} is a view; {statement} takes a '
+                                   f"table. The SQL Language Reference does not name this error: probe {probe})")
+
+
 # ---------------------------------------------------------------------- column types
 def _column_type(datatype: exp.DataType) -> dict:
     text = datatype.sql(dialect=OracleX).upper()
@@ -654,7 +669,9 @@ def _column_type(datatype: exp.DataType) -> dict:
         size = params[0].split() if params else ["1"]
         spec["length"] = int(size[0])
         spec["char_semantics"] = "CHAR" if base.startswith("N") else (size[1] if len(size) > 1 else "BYTE")
-        if spec["length"] > 32767:
+        # SQLRF "Data Types" with MAX_STRING_SIZE = STANDARD (Database Reference: the default): VARCHAR2 4000 bytes,
+        # CHAR 2000 bytes; a length in CHAR is capped by the same number (probe E18-DDL-VC4001)
+        if spec["length"] > (2000 if base == "CHAR" else 4000 if base in ("VARCHAR2", "VARCHAR") else 32767):
             raise errors.EngineError(910, "specified length too long for its datatype")
     elif base in ("NUMBER", "DECIMAL", "NUMERIC"):
         spec["data_type"] = "NUMBER"
@@ -674,6 +691,8 @@ def _column_type(datatype: exp.DataType) -> dict:
     elif base == "RAW":
         spec["data_type"] = "RAW"
         spec["length"] = int(params[0]) if params else 2000
+        if spec["length"] > 2000:                 # MAX_STRING_SIZE = STANDARD, as VARCHAR2 above
+            raise errors.EngineError(910, "specified length too long for its datatype")
     elif base in ("JSON", "BOOLEAN", "DATE"):
         spec["data_type"] = base
     elif base == "VECTOR":
