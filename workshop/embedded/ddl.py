@@ -443,10 +443,12 @@ class DdlExecutor:
 
     def _create_vector_index(self, index_name, table, columns, rest) -> None:
         if len(columns) != 1:
-            raise errors.EngineError(51823, "a vector index can only be created on one column")
+            raise errors.EngineError(51823, "a vector index can only be created on one column (the pages do not "
+                                            "name this error: probe E18-DDL-VIDXCOLS)")
         column = table.column(columns[0])
         if column.data_type != "VECTOR":
-            raise errors.EngineError(51801, f'vector index can only be created on a VECTOR column: "{column.name}"')
+            # error reference ORA-51900 "Cannot create a vector index on non-vector columns"
+            raise errors.EngineError(51900, f'Cannot create a vector index on non-vector columns ("{column.name}")')
         text = re.sub(r"\s+", " ", rest.upper())
         organization = "INMEMORY NEIGHBOR GRAPH" if "NEIGHBOR GRAPH" in text else (
             "NEIGHBOR PARTITIONS" if "NEIGHBOR PARTITIONS" in text else None)
@@ -467,7 +469,8 @@ class DdlExecutor:
         metric = distance.group(1) if distance else "COSINE"
         if metric not in ("COSINE", "EUCLIDEAN", "EUCLIDEAN_SQUARED", "DOT", "MANHATTAN", "HAMMING", "L2",
                           "L2_SQUARED", "L1", "JACCARD"):
-            raise errors.EngineError(51806, f"invalid vector distance metric {metric}")
+            raise errors.EngineError(51806, f"invalid vector distance metric {metric} (the pages do not name this "
+                                            "error: probe E18-DDL-VIDXMETRIC)")
         for existing in self.catalog.indexes.values():
             if existing.table == table.name and existing.columns == columns and existing.index_type == "VECTOR":
                 raise errors.EngineError(1408, "such column list already indexed")
@@ -709,7 +712,8 @@ def _column_type(datatype: exp.DataType) -> dict:
         spec["vector_dimensions"] = None if dims == "*" else int(dims)
         spec["vector_format"] = None if fmt in ("FLEX", "*") else fmt
         if spec["vector_format"] not in (None, "FLOAT32", "FLOAT64", "INT8", "BINARY"):
-            raise errors.EngineError(51801, f"invalid vector format {fmt}")
+            # error reference ORA-51802 "Invalid VECTOR type specification. Invalid dimension format"
+            raise errors.EngineError(51802, f"Invalid VECTOR type specification. Invalid dimension format ({fmt}).")
         if spec["vector_format"] == "BINARY" and spec["vector_dimensions"] and spec["vector_dimensions"] % 8:
             raise errors.EngineError(51813, "BINARY vector dimensions must be a multiple of 8")
         if len(params) > 2:
