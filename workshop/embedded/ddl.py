@@ -155,7 +155,8 @@ class DdlExecutor:
             else:
                 table_constraints.append(item)
         if not columns:
-            raise errors.EngineError(904, "a table must have at least one column")
+            raise errors.EngineError(904, "a table must have at least one column (the pages do not name this error: "
+                                          "probe E18-DDL-NOCOLS)")
         seen: dict[str, str] = {}
         for coldef in columns:
             twin = seen.setdefault(coldef.name.upper(), coldef.name)
@@ -636,7 +637,8 @@ class DdlExecutor:
                 raise errors.EngineError(942, f'table or view "{name}" does not exist')
         else:
             if len(parts) < 2:
-                raise errors.EngineError(904, "invalid column name in COMMENT ON COLUMN")
+                raise errors.EngineError(904, "invalid column name in COMMENT ON COLUMN (table.column; the pages do not "
+                                              "name this error: probe E18-DDL-COMMENT)")
             table, column = parts[-2], parts[-1]
             if self.catalog.table(table) is None:
                 raise errors.EngineError(942, f'table or view "{table}" does not exist')
