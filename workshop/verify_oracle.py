@@ -528,6 +528,10 @@ def engine_round3(conn) -> list[Step]:
              f"CREATE VECTOR INDEX {vec}_xm ON {vec} (v) DISTANCE FOO", None, "ORA-51806"),
             ("E18-DDL-PGDROP: DROP PROPERTY GRAPH of a graph that does not exist is ORA-00942",
              f"DROP PROPERTY GRAPH {t}_nosuch_g", None, "ORA-00942"),
+            ("E18-DDL-RLSADD: DBMS_RLS.ADD_POLICY naming a function that does not exist is ORA-28112",
+             f"BEGIN DBMS_RLS.ADD_POLICY(object_schema => USER, object_name => '{vec.upper()}', policy_name => "
+             f"'{t.upper()}_P', function_schema => USER, policy_function => '{t.upper()}_NOSUCH_FN', "
+             "statement_types => 'SELECT'); END;", None, "ORA-28112"),
         ]
         # langchain-oracledb's own test_filters expects {'3'} for $all ["tea", "soda"] over drinks ["soda", "tea"]:
         # Oracle would then test the filter on the array as a whole (existentially); the engine unwraps it first
