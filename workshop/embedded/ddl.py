@@ -485,8 +485,8 @@ class DdlExecutor:
 
     def _create_text_index(self, index_name, table, columns, rest, search: bool) -> None:
         if len(columns) != 1:
-            raise errors.EngineError(29855, "error occurred in the execution of ODCIINDEXCREATE routine: "
-                                            "an Oracle Text index covers one column")
+            # error reference ORA-29851 "cannot build a domain index on more than one column"
+            raise errors.EngineError(29851, "cannot build a domain index on more than one column")
         column = table.column(columns[0])
         text = rest
         m_type = re.search(r"(?is)INDEXTYPE\s+IS\s+(\S+)", text)
@@ -504,8 +504,10 @@ class DdlExecutor:
         if leftover:
             raise unsupported(f"text index option {leftover[:40]}")
         if column.data_type not in ("VARCHAR2", "NVARCHAR2", "CHAR", "CLOB", "NCLOB", "JSON", "VARCHAR", "BLOB"):
-            raise errors.EngineError(29855, "error occurred in the execution of ODCIINDEXCREATE routine: "
-                                            f"column type {column.data_type} cannot be text indexed")
+            # error reference DRG-10509 "invalid text column" (text column of supported datatype), under ORA-29855
+            raise errors.EngineError(29855, "error occurred in the execution of ODCIINDEXCREATE routine\n"
+                                            "ORA-20000: Oracle Text error:\n"
+                                            f"DRG-10509: invalid text column: {column.name}")
         create = self.hooks.create_text_index
         if create is None:
             raise unsupported("Oracle Text index")
