@@ -488,11 +488,16 @@ def _outcome(conn, sql: str, binds=None) -> str:
 
 
 def engine_round3(conn) -> list[Step]:
-    """E18-COALESCE, E18-IDX, E18-MERGE, E18-SYSTS, E18-ALIAS, E18-JSONALL, E18-REGEX: Oracle's answer where the
-    documentation is unclear."""
+    """E18-COALESCE, E18-IDX, E18-MERGE, E18-SYSTS, E18-ALIAS, E18-JSONALL, E18-REGEX, E18-DDL-*: Oracle's answer
+    where the documentation is unclear."""
     s = "13 engine round 3"
-    _drop_quietly(conn, [f"DROP TABLE IF EXISTS {ROUND3_TABLE} PURGE"])
+    t, view, vec = ROUND3_TABLE, f"{ROUND3_TABLE}_v", f"{ROUND3_TABLE}_vec"
+    cleanup = [f"DROP VIEW IF EXISTS {view}"] + [f"DROP TABLE IF EXISTS {x} PURGE" for x in
+                                                   (t, vec, f"{t}_vc", f"{t}_e")]
+    _drop_quietly(conn, cleanup)
     _execute(conn, f"CREATE TABLE {ROUND3_TABLE} (k VARCHAR2(10) PRIMARY KEY, n NUMBER)")
+    _execute(conn, f"CREATE VIEW {view} AS SELECT k, n FROM {t}")
+    _execute(conn, f"CREATE TABLE {vec} (v VECTOR(3, FLOAT32), w VECTOR(3, FLOAT32))")
     try:
         checks = [
             ("E18-COALESCE: COALESCE(1, 'a') is ORA-00932", "SELECT COALESCE(1, 'a') FROM dual", None, "ORA-00932"),
@@ -505,6 +510,28 @@ def engine_round3(conn) -> list[Step]:
             # the engine keeps "a" and "A" apart (SQLite folds them) but leaves a truly repeated alias ambiguous
             ("E18-ALIAS: one alias twice in a FROM clause, then qualified, is ORA-00918",
              "SELECT a.dummy FROM dual a, dual a", None, "ORA-00918"),
+            # DDL refusals whose error the pages do not name (docs/embedded-engine.md, "Refusals")
+            ("E18-DDL-IDXVIEW: CREATE INDEX on a view is ORA-01702",
+             f"CREATE INDEX {t}_vix ON {view} (k)", None, "ORA-01702"),
+            ("E18-DDL-TRUNCVIEW: TRUNCATE TABLE of a view is ORA-00942", f"TRUNCATE TABLE {view}", None, "ORA-00942"),
+            ("E18-DDL-ALTERVIEW: ALTER TABLE ... ADD on a view is ORA-00942",
+             f"ALTER TABLE {view} ADD (z NUMBER)", None, "ORA-00942"),
+            ("E18-DDL-VC4001: VARCHAR2(4001) is ORA-00910 (MAX_STRING_SIZE = STANDARD)",
+             f"CREATE TABLE {t}_vc (c VARCHAR2(4001))", None, "ORA-00910"),
+            ("E18-DDL-NOCOLS: CREATE TABLE with an empty column list is ORA-00904",
+             f"CREATE TABLE {t}_e ()", None, "ORA-00904"),
+            ("E18-DDL-COMMENT: COMMENT ON COLUMN with a one-part name is ORA-00904",
+             f"COMMENT ON COLUMN {t} IS 'x'", None, "ORA-00904"),
+            ("E18-DDL-VIDXCOLS: a vector index on two VECTOR columns is ORA-51823",
+             f"CREATE VECTOR INDEX {vec}_x2 ON {vec} (v, w)", None, "ORA-51823"),
+            ("E18-DDL-VIDXMETRIC: CREATE VECTOR INDEX ... DISTANCE FOO is ORA-51806",
+             f"CREATE VECTOR INDEX {vec}_xm ON {vec} (v) DISTANCE FOO", None, "ORA-51806"),
+            ("E18-DDL-PGDROP: DROP PROPERTY GRAPH of a graph that does not exist is ORA-00942",
+             f"DROP PROPERTY GRAPH {t}_nosuch_g", None, "ORA-00942"),
+            ("E18-DDL-RLSADD: DBMS_RLS.ADD_POLICY naming a function that does not exist is ORA-28112",
+             f"BEGIN DBMS_RLS.ADD_POLICY(object_schema => USER, object_name => '{vec.upper()}', policy_name => "
+             f"'{t.upper()}_P', function_schema => USER, policy_function => '{t.upper()}_NOSUCH_FN', "
+             "statement_types => 'SELECT'); END;", None, "ORA-28112"),
         ]
         # langchain-oracledb's own test_filters expects {'3'} for $all ["tea", "soda"] over drinks ["soda", "tea"]:
         # Oracle would then test the filter on the array as a whole (existentially); the engine unwraps it first
@@ -528,7 +555,7 @@ def engine_round3(conn) -> list[Step]:
         return steps
     finally:
         conn.rollback()
-        _drop_quietly(conn, [f"DROP TABLE IF EXISTS {ROUND3_TABLE} PURGE"])
+        _drop_quietly(conn, cleanup)
 
 
 DATABASE_STEPS: tuple[StepFn, ...] = (environment, grants, embedding_model, reranker, stored_embeddings, index_types,

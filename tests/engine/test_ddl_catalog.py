@@ -62,7 +62,7 @@ def test_indexes_in_dictionary(cur):
     assert ora_code(exc) == 1408
     with pytest.raises(oracledb.DatabaseError) as exc:
         cur.execute("CREATE VECTOR INDEX bad ON c (k)")
-    assert ora_code(exc) == 51801
+    assert ora_code(exc) == 51900        # "Cannot create a vector index on non-vector columns"
     cur.execute("DROP INDEX c_hnsw")
     cur.execute("SELECT count(*) FROM user_indexes WHERE index_name = 'C_HNSW'")
     assert cur.fetchone()[0] == 0

@@ -32,8 +32,13 @@ def loaded(cur, model_files):
 def test_dictionary_and_reload_errors(loaded, model_files):
     loaded.execute("SELECT model_name, mining_function, algorithm FROM user_mining_models ORDER BY model_name")
     assert loaded.fetchall() == [(EMBED, "EMBEDDING", "ONNX"), ("RERANKER", "REGRESSION", "ONNX")]
-    with pytest.raises(oracledb.DatabaseError):
+    with pytest.raises(oracledb.DatabaseError) as exc:
         loaded.execute("BEGIN DBMS_VECTOR.LOAD_ONNX_MODEL(:n, :b, NULL); END;", n=EMBED, b=model_files[0].read_bytes())
+    assert ora_code(exc) == 40204           # "model string already exists" (40289 is duplicate USING attributes)
+    for bad in ("1BAD", "A" * 124):         # LOAD_ONNX_MODEL usage notes: 123 characters, starting with a letter
+        with pytest.raises(oracledb.DatabaseError) as exc:
+            loaded.execute("BEGIN DBMS_VECTOR.LOAD_ONNX_MODEL(:n, :b, NULL); END;", n=bad, b=b"x")
+        assert ora_code(exc) == 40281       # "invalid model name" (40290 is a model/function mismatch)
     loaded.execute("BEGIN DBMS_VECTOR.DROP_ONNX_MODEL(model_name => 'RERANKER', force => TRUE); END;")
     loaded.execute("SELECT COUNT(*) FROM user_mining_models")
     assert loaded.fetchone() == (1,)

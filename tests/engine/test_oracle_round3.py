@@ -189,7 +189,7 @@ def test_verify_oracle_round3_probes_pass_on_the_engine(tmp_path):
     import workshop.verify_oracle as vo
     conn = connect(tmp_path / "vo.db")
     steps = vo.engine_round3(conn)
-    assert [s.status for s in steps] == ["PASS"] * 7, steps
+    assert [s.status for s in steps] == ["PASS"] * 17, steps
     assert conn.cursor().execute("SELECT COUNT(*) FROM user_tables").fetchone() == (0,)
 
 
@@ -216,6 +216,40 @@ def test_names_differing_only_in_case_or_namespace(tmp_path, statements, outcome
     objects (tests/engine/test_case_twins.py follows them end to end). Columns that differ only in case are the one
     case the engine cannot keep apart: it says so (ORA-03001), never a false ORA-00955."""
     conn = connect(tmp_path / "ns.db")
+    cur = conn.cursor()
+    for sql in statements[:-1]:
+        cur.execute(sql)
+    got = code_of(cur, statements[-1])
+    assert (f"ORA-{got:05d}" if got else None) == outcome
+    conn.close()
+
+
+# --------------------------------------------------------------------------- DDL refusals (docs/embedded-engine.md)
+@pytest.mark.parametrize("statements, outcome", [
+    (["CREATE TABLE u (x NUMBER)", "CREATE VIEW w AS SELECT x FROM u", "CREATE INDEX iw ON w (x)"], "ORA-01702"),
+    (["CREATE TABLE u (x NUMBER)", "CREATE VIEW w AS SELECT x FROM u", "TRUNCATE TABLE w"], "ORA-00942"),
+    (["CREATE TABLE u (x NUMBER)", "CREATE VIEW w AS SELECT x FROM u", "ALTER TABLE w ADD (y NUMBER)"], "ORA-00942"),
+    (["CREATE TABLE u (c VARCHAR2(4001))"], "ORA-00910"),
+    (["CREATE TABLE u (c VARCHAR2(4000 CHAR))"], None),
+    (["CREATE TABLE u (c CHAR(2001))"], "ORA-00910"),
+    (["CREATE TABLE u (c RAW(2001))"], "ORA-00910"),
+    (["CREATE TABLE u (c RAW(2000))"], None),
+    (["CREATE TABLE u (x NUMBER, v VECTOR(3))", "CREATE VECTOR INDEX vx ON u (x)"], "ORA-51900"),
+    (["CREATE TABLE u (v VECTOR(8, FOO))"], "ORA-51802"),
+    (["CREATE TABLE u (v VECTOR(8, INT8))"], None),
+    (["CREATE TABLE u (a VARCHAR2(9), b VARCHAR2(9))", "CREATE SEARCH INDEX sx ON u (a, b)"], "ORA-29851"),
+    (["CREATE TABLE u (a VARCHAR2(9), b VARCHAR2(9))",
+      "CREATE INDEX cx ON u (a, b) INDEXTYPE IS CTXSYS.CONTEXT"], "ORA-29851"),
+], ids=["index_on_view", "truncate_view", "alter_view", "varchar2_4001", "varchar2_4000_char", "char_2001",
+        "raw_2001", "raw_2000", "vector_index_on_number", "vector_format_foo", "vector_format_int8",
+        "search_index_two_columns", "context_index_two_columns"])
+def test_ddl_refusals(tmp_path, statements, outcome):
+    """CREATE INDEX on a view was ORA-00942 (the view exists: ORA-01702, probe E18-DDL-IDXVIEW); TRUNCATE and ALTER
+    TABLE on a view were internal errors (probes E18-DDL-TRUNCVIEW, -ALTERVIEW); VARCHAR2 took up to 32767 bytes
+    (SQLRF "Data Types" with MAX_STRING_SIZE = STANDARD: 4000, CHAR and RAW 2000; probe E18-DDL-VC4001); a vector
+    index on a NUMBER and an unknown vector format were ORA-51801 (the error reference: ORA-51900, ORA-51802); a text
+    index on two columns was ORA-29855 (ORA-29851 "cannot build a domain index on more than one column")."""
+    conn = connect(tmp_path / "ddl.db")
     cur = conn.cursor()
     for sql in statements[:-1]:
         cur.execute(sql)

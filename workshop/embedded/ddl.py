@@ -155,7 +155,8 @@ class DdlExecutor:
             else:
                 table_constraints.append(item)
         if not columns:
-            raise errors.EngineError(904, "a table must have at least one column")
+            raise errors.EngineError(904, "a table must have at least one column (the pages do not name this error: "
+                                          "probe E18-DDL-NOCOLS)")
         seen: dict[str, str] = {}
         for coldef in columns:
             twin = seen.setdefault(coldef.name.upper(), coldef.name)
@@ -328,6 +329,8 @@ class DdlExecutor:
         table = self.catalog.table(name)
         if table is None:
             raise errors.EngineError(942, f'table or view "{name}" does not exist')
+        if table.kind != "TABLE":
+            raise _view_here("TRUNCATE TABLE", name, "E18-DDL-TRUNCVIEW")
         self.conn.execute(f'DELETE FROM "{table.storage}"')
 
     def alter_table(self, sql: str) -> None:
@@ -339,6 +342,8 @@ class DdlExecutor:
         table = self.catalog.table(name)
         if table is None:
             raise errors.EngineError(942, f'table or view "{name}" does not exist')
+        if table.kind != "TABLE":
+            raise _view_here("ALTER TABLE", name, "E18-DDL-ALTERVIEW")
         for column_text in split_top_level(m.group(2)):
             tree = normalize_identifiers(parse(f"CREATE TABLE ORA$TMP ({column_text})"))
             coldef = tree.this.expressions[0]
@@ -384,8 +389,12 @@ class DdlExecutor:
         column_texts = split_top_level(sql[m.end():close])
         rest = sql[close + 1:].strip()
         table = self.catalog.table(table_name)
-        if table is None or table.kind != "TABLE":
+        if table is None:
             raise errors.EngineError(942, f'table or view "{table_name}" does not exist')
+        if table.kind != "TABLE":
+            # the view exists, so ORA-00942 would be false; ORA-01702's text names the case (probe E18-DDL-IDXVIEW)
+            raise errors.EngineError(1702, f'a view is not appropriate here ("{table_name}" is a view; an index '
+                                           "is built on a table)")
         if self._exists(index_name, "index"):
             if m.group(2):
                 return
@@ -435,10 +444,12 @@ class DdlExecutor:
 
     def _create_vector_index(self, index_name, table, columns, rest) -> None:
         if len(columns) != 1:
-            raise errors.EngineError(51823, "a vector index can only be created on one column")
+            raise errors.EngineError(51823, "a vector index can only be created on one column (the pages do not "
+                                            "name this error: probe E18-DDL-VIDXCOLS)")
         column = table.column(columns[0])
         if column.data_type != "VECTOR":
-            raise errors.EngineError(51801, f'vector index can only be created on a VECTOR column: "{column.name}"')
+            # error reference ORA-51900 "Cannot create a vector index on non-vector columns"
+            raise errors.EngineError(51900, f'Cannot create a vector index on non-vector columns ("{column.name}")')
         text = re.sub(r"\s+", " ", rest.upper())
         organization = "INMEMORY NEIGHBOR GRAPH" if "NEIGHBOR GRAPH" in text else (
             "NEIGHBOR PARTITIONS" if "NEIGHBOR PARTITIONS" in text else None)
@@ -459,7 +470,8 @@ class DdlExecutor:
         metric = distance.group(1) if distance else "COSINE"
         if metric not in ("COSINE", "EUCLIDEAN", "EUCLIDEAN_SQUARED", "DOT", "MANHATTAN", "HAMMING", "L2",
                           "L2_SQUARED", "L1", "JACCARD"):
-            raise errors.EngineError(51806, f"invalid vector distance metric {metric}")
+            raise errors.EngineError(51806, f"invalid vector distance metric {metric} (the pages do not name this "
+                                            "error: probe E18-DDL-VIDXMETRIC)")
         for existing in self.catalog.indexes.values():
             if existing.table == table.name and existing.columns == columns and existing.index_type == "VECTOR":
                 raise errors.EngineError(1408, "such column list already indexed")
@@ -473,8 +485,8 @@ class DdlExecutor:
 
     def _create_text_index(self, index_name, table, columns, rest, search: bool) -> None:
         if len(columns) != 1:
-            raise errors.EngineError(29855, "error occurred in the execution of ODCIINDEXCREATE routine: "
-                                            "an Oracle Text index covers one column")
+            # error reference ORA-29851 "cannot build a domain index on more than one column"
+            raise errors.EngineError(29851, "cannot build a domain index on more than one column")
         column = table.column(columns[0])
         text = rest
         m_type = re.search(r"(?is)INDEXTYPE\s+IS\s+(\S+)", text)
@@ -492,8 +504,10 @@ class DdlExecutor:
         if leftover:
             raise unsupported(f"text index option {leftover[:40]}")
         if column.data_type not in ("VARCHAR2", "NVARCHAR2", "CHAR", "CLOB", "NCLOB", "JSON", "VARCHAR", "BLOB"):
-            raise errors.EngineError(29855, "error occurred in the execution of ODCIINDEXCREATE routine: "
-                                            f"column type {column.data_type} cannot be text indexed")
+            # error reference DRG-10509 "invalid text column" (text column of supported datatype), under ORA-29855
+            raise errors.EngineError(29855, "error occurred in the execution of ODCIINDEXCREATE routine\n"
+                                            "ORA-20000: Oracle Text error:\n"
+                                            f"DRG-10509: invalid text column: {column.name}")
         create = self.hooks.create_text_index
         if create is None:
             raise unsupported("Oracle Text index")
@@ -625,7 +639,8 @@ class DdlExecutor:
                 raise errors.EngineError(942, f'table or view "{name}" does not exist')
         else:
             if len(parts) < 2:
-                raise errors.EngineError(904, "invalid column name in COMMENT ON COLUMN")
+                raise errors.EngineError(904, "invalid column name in COMMENT ON COLUMN (table.column; the pages do not "
+                                              "name this error: probe E18-DDL-COMMENT)")
             table, column = parts[-2], parts[-1]
             if self.catalog.table(table) is None:
                 raise errors.EngineError(942, f'table or view "{table}" does not exist')
@@ -633,6 +648,13 @@ class DdlExecutor:
                                     (text, table, column))
             if cur.rowcount == 0:
                 raise errors.EngineError(904, f'"{column}": invalid identifier')
+
+
+def _view_here(statement: str, name: str, probe: str) -> errors.EngineError:
+    """A table statement naming a view. The SQL Language Reference does not say which error Oracle raises; the
+    engine answers ORA-00942 (no table of that name) and verify_oracle's probe records Oracle's answer."""
+    return errors.EngineError(942, f'table or view "{name}" does not exist ({name} is a view; {statement} takes a '
+                                   f"table. The SQL Language Reference does not name this error: probe {probe})")
 
 
 # ---------------------------------------------------------------------- column types
@@ -654,7 +676,9 @@ def _column_type(datatype: exp.DataType) -> dict:
         size = params[0].split() if params else ["1"]
         spec["length"] = int(size[0])
         spec["char_semantics"] = "CHAR" if base.startswith("N") else (size[1] if len(size) > 1 else "BYTE")
-        if spec["length"] > 32767:
+        # SQLRF "Data Types" with MAX_STRING_SIZE = STANDARD (Database Reference: the default): VARCHAR2 4000 bytes,
+        # CHAR 2000 bytes; a length in CHAR is capped by the same number (probe E18-DDL-VC4001)
+        if spec["length"] > (2000 if base == "CHAR" else 4000 if base in ("VARCHAR2", "VARCHAR") else 32767):
             raise errors.EngineError(910, "specified length too long for its datatype")
     elif base in ("NUMBER", "DECIMAL", "NUMERIC"):
         spec["data_type"] = "NUMBER"
@@ -674,6 +698,8 @@ def _column_type(datatype: exp.DataType) -> dict:
     elif base == "RAW":
         spec["data_type"] = "RAW"
         spec["length"] = int(params[0]) if params else 2000
+        if spec["length"] > 2000:                 # MAX_STRING_SIZE = STANDARD, as VARCHAR2 above
+            raise errors.EngineError(910, "specified length too long for its datatype")
     elif base in ("JSON", "BOOLEAN", "DATE"):
         spec["data_type"] = base
     elif base == "VECTOR":
@@ -690,7 +716,8 @@ def _column_type(datatype: exp.DataType) -> dict:
         spec["vector_dimensions"] = None if dims == "*" else int(dims)
         spec["vector_format"] = None if fmt in ("FLEX", "*") else fmt
         if spec["vector_format"] not in (None, "FLOAT32", "FLOAT64", "INT8", "BINARY"):
-            raise errors.EngineError(51801, f"invalid vector format {fmt}")
+            # error reference ORA-51802 "Invalid VECTOR type specification. Invalid dimension format"
+            raise errors.EngineError(51802, f"Invalid VECTOR type specification. Invalid dimension format ({fmt}).")
         if spec["vector_format"] == "BINARY" and spec["vector_dimensions"] and spec["vector_dimensions"] % 8:
             raise errors.EngineError(51813, "BINARY vector dimensions must be a multiple of 8")
         if len(params) > 2:

@@ -75,7 +75,8 @@ def install(engine: "Engine") -> None:
             raise _as_engine_error(exc) from None
         cur = db.execute('DELETE FROM "ORA$GRAPHS" WHERE graph_name = ?', (target.name,))
         if cur.rowcount == 0 and not target.if_exists:
-            raise EngineError(942, f'property graph "{target.name}" does not exist')
+            raise EngineError(942, f'property graph "{target.name}" does not exist (the pages do not name this '
+                                      "error: probe E18-DDL-PGDROP)")
 
     def rewrite(engine_, sql: str) -> str:
         if "graph_table" not in sql.lower():

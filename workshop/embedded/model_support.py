@@ -108,9 +108,12 @@ class ModelRegistry:
         if isinstance(metadata, str):
             metadata = json.loads(metadata)
         if self.engine.db.execute('SELECT 1 FROM "ORA$MODEL_CATALOG" WHERE model_name = ?', (name,)).fetchone():
-            raise EngineError(40289, f"duplicate model name {name}")
+            # error reference: ORA-40204 "model string already exists" (ORA-40289 is duplicate USING attributes)
+            raise EngineError(40204, f"model {name} already exists")
         if not re.fullmatch(r"[A-Za-z][\w$#]{0,122}", name):
-            raise EngineError(40290, f"model name {name!r} is not a valid identifier of at most 123 characters")
+            # ORA-40281 "invalid model name"; the 123-character rule is LOAD_ONNX_MODEL's usage notes
+            raise EngineError(40281, f"invalid model name {name!r} (at most 123 characters: letters, digits, _ $ #, "
+                                     "starting with a letter)")
         try:
             model = models.load_model(name, blob, metadata)
         except models.ModelError as exc:

@@ -365,7 +365,13 @@ def install(engine: "Engine") -> None:
             raise EngineError(28104, f"input value for statement_types is not valid: {statement_types}")
         if "INDEX" in types:
             raise unsupported("statement_types INDEX")
-        policy_function_predicate(function_schema, policy_function)
+        # checked here, not only at use: the DBMS_RLS page does not say whether ADD_POLICY checks the function
+        # (probe E18-DDL-RLSADD); the message of the error says so
+        try:
+            policy_function_predicate(function_schema, policy_function)
+        except EngineError as exc:
+            raise EngineError(exc.code, f"{exc.message} (at ADD_POLICY; the DBMS_RLS page does not say whether Oracle "
+                                        "checks the function here: probe E18-DDL-RLSADD)") from None
         if db.execute('SELECT 1 FROM "ORA$POLICIES" WHERE object_name = ? AND policy_name = ?',
                       (table, name)).fetchone():
             raise EngineError(28101, "policy already exists")
