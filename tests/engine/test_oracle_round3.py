@@ -312,3 +312,14 @@ def test_blank_padded_comparison(tmp_path, sql, binds, expected):
     cur.execute("INSERT INTO c VALUES (1, 'ab', 'ab', 'ab')")
     assert [r[0] for r in cur.execute(sql, binds).fetchall()] == expected
     conn.close()
+
+
+def test_a_keyword_that_is_not_a_metric_is_ora_51964(tmp_path):
+    """Error reference DIA-51964: "Invalid or unsupported metric specified for VECTOR_DISTANCE" (the engine said
+    ORA-51806, which is a dimension value outside its format's range). FLOAT32 is a keyword the engine knows (a
+    vector format), so it reaches the metric check; a word it does not know is ORA-00904 before that."""
+    conn = connect(tmp_path / "m.db")
+    with pytest.raises(oracledb.DatabaseError) as info:
+        conn.cursor().execute("SELECT VECTOR_DISTANCE(TO_VECTOR('[1, 2]'), TO_VECTOR('[2, 1]'), FLOAT32) FROM dual")
+    assert info.value.args[0].code == 51964
+    conn.close()

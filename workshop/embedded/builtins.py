@@ -65,7 +65,7 @@ def _metric_fn(metric: str) -> Callable[[np.ndarray, np.ndarray], float]:
         return lambda x, y: float(np.abs(x - y).sum())
     if metric == "HAMMING":
         return lambda x, y: float(np.count_nonzero(x != y))
-    raise EngineError(51806, f"invalid vector distance metric {metric}")
+    raise EngineError(51964, f"Invalid or unsupported metric specified for VECTOR_DISTANCE ({metric})")
 
 
 _METRICS = {m: _metric_fn(m) for m in ("COSINE", "EUCLIDEAN", "L2", "EUCLIDEAN_SQUARED", "L2_SQUARED", "DOT",
@@ -87,7 +87,7 @@ def vector_distance(a: Any, b: Any, metric: str = "COSINE") -> float | None:
         raise EngineError(51808, f"Incorrect vector dimension number: {x.shape[0]} vs {y.shape[0]}")
     fn = _METRICS.get(metric.upper())
     if fn is None:
-        raise EngineError(51806, f"invalid vector distance metric {metric}")
+        raise EngineError(51964, f"Invalid or unsupported metric specified for VECTOR_DISTANCE ({metric})")
     return fn(x, y)
 
 

@@ -924,7 +924,7 @@ class Translator:
 
     def _distance(self, metric: str, left: exp.Expression, right: exp.Expression) -> exp.Expression:
         if metric not in _VECTOR_METRICS and metric != "INNER_PRODUCT":
-            raise errors.EngineError(51806, f"invalid vector distance metric {metric}")
+            raise errors.EngineError(51964, f"Invalid or unsupported metric specified for VECTOR_DISTANCE ({metric})")
         call = _ora("ORA_VECTOR_DISTANCE", left, right, exp.Literal.string(metric))
         call.meta[Mark.VECTOR_METRIC] = metric
         return call

@@ -94,4 +94,4 @@ class VectorCache:
             return np.abs(m - q).sum(axis=1)
         if metric == "HAMMING":
             return (m != q).sum(axis=1).astype(np.float32)
-        raise EngineError(51806, f"invalid vector distance metric {metric}")
+        raise EngineError(51964, f"Invalid or unsupported metric specified for VECTOR_DISTANCE ({metric})")
