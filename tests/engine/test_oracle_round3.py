@@ -234,6 +234,9 @@ def test_names_differing_only_in_case_or_namespace(tmp_path, statements, outcome
     (["CREATE TABLE u (c CHAR(2001))"], "ORA-00910"),
     (["CREATE TABLE u (c RAW(2001))"], "ORA-00910"),
     (["CREATE TABLE u (c RAW(2000))"], None),
+    (["CREATE TABLE u (c NVARCHAR2(2001))"], "ORA-00910"),       # 4002 bytes in AL16UTF16
+    (["CREATE TABLE u (c NVARCHAR2(2000))"], None),
+    (["CREATE TABLE u (c NCHAR(1001))"], "ORA-00910"),
     (["CREATE TABLE u (x NUMBER, v VECTOR(3))", "CREATE VECTOR INDEX vx ON u (x)"], "ORA-51900"),
     (["CREATE TABLE u (v VECTOR(8, FOO))"], "ORA-51802"),
     (["CREATE TABLE u (v VECTOR(8, INT8))"], None),
@@ -241,7 +244,7 @@ def test_names_differing_only_in_case_or_namespace(tmp_path, statements, outcome
     (["CREATE TABLE u (a VARCHAR2(9), b VARCHAR2(9))",
       "CREATE INDEX cx ON u (a, b) INDEXTYPE IS CTXSYS.CONTEXT"], "ORA-29851"),
 ], ids=["index_on_view", "truncate_view", "alter_view", "varchar2_4001", "varchar2_4000_char", "char_2001",
-        "raw_2001", "raw_2000", "vector_index_on_number", "vector_format_foo", "vector_format_int8",
+        "raw_2001", "raw_2000", "nvarchar2_2001", "nvarchar2_2000", "nchar_1001", "vector_index_on_number", "vector_format_foo", "vector_format_int8",
         "search_index_two_columns", "context_index_two_columns"])
 def test_ddl_refusals(tmp_path, statements, outcome):
     """CREATE INDEX on a view was ORA-00942 (the view exists: ORA-01702, probe E18-DDL-IDXVIEW); TRUNCATE and ALTER

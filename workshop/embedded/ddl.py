@@ -677,8 +677,10 @@ def _column_type(datatype: exp.DataType) -> dict:
         spec["length"] = int(size[0])
         spec["char_semantics"] = "CHAR" if base.startswith("N") else (size[1] if len(size) > 1 else "BYTE")
         # SQLRF "Data Types" with MAX_STRING_SIZE = STANDARD (Database Reference: the default): VARCHAR2 4000 bytes,
-        # CHAR 2000 bytes; a length in CHAR is capped by the same number (probe E18-DDL-VC4001)
-        if spec["length"] > (2000 if base == "CHAR" else 4000 if base in ("VARCHAR2", "VARCHAR") else 32767):
+        # CHAR 2000 bytes; a length in CHAR is capped by the same number (probe E18-DDL-VC4001). NVARCHAR2 and NCHAR
+        # count characters of the national character set, AL16UTF16 here (2 bytes each): 4000 and 2000 bytes
+        limit = {"CHAR": 2000, "VARCHAR2": 4000, "VARCHAR": 4000, "NVARCHAR2": 2000, "NCHAR": 1000}[base]
+        if spec["length"] > limit:
             raise errors.EngineError(910, "specified length too long for its datatype")
     elif base in ("NUMBER", "DECIMAL", "NUMERIC"):
         spec["data_type"] = "NUMBER"
