@@ -488,7 +488,7 @@ def _outcome(conn, sql: str, binds=None) -> str:
 
 
 def engine_round3(conn) -> list[Step]:
-    """E18-COALESCE, E18-IDX, E18-MERGE, E18-SYSTS, E18-ALIAS, E18-JSONALL, E18-REGEX, E18-DDL-*: Oracle's answer
+    """E18-COALESCE, E18-IDX, E18-MERGE, E18-SYSTS, E18-ALIAS, E18-JSONALL, E18-REGEX, E18-JACCARD0, E18-DDL-*: Oracle's answer
     where the documentation is unclear."""
     s = "13 engine round 3"
     t, view, vec = ROUND3_TABLE, f"{ROUND3_TABLE}_v", f"{ROUND3_TABLE}_vec"
@@ -541,6 +541,10 @@ def engine_round3(conn) -> list[Step]:
              "'$.d?(@ == \"tea\" && @ == \"soda\")')", 0),
             ("E18-REGEX: like_regex \"*rk\" does not match \"Mark\"",
              "SELECT COUNT(*) FROM dual WHERE JSON_EXISTS('{\"n\":\"Mark\"}', '$.n?(@ like_regex \"*rk\")')", 0),
+            # the Jaccard page does not say what two all-zero BINARY vectors are apart; the engine answers 0
+            ("E18-JACCARD0: the JACCARD distance of two all-zero BINARY vectors is 0",
+             "SELECT COUNT(*) FROM dual WHERE VECTOR_DISTANCE(TO_VECTOR('[0]', 8, BINARY), TO_VECTOR('[0]', 8, BINARY), "
+             "JACCARD) = 0", 1),
         ]
         steps = []
         for name, sql, binds, expected in checks:

@@ -189,7 +189,7 @@ def test_verify_oracle_round3_probes_pass_on_the_engine(tmp_path):
     import workshop.verify_oracle as vo
     conn = connect(tmp_path / "vo.db")
     steps = vo.engine_round3(conn)
-    assert [s.status for s in steps] == ["PASS"] * 17, steps
+    assert [s.status for s in steps] == ["PASS"] * 18, steps
     assert conn.cursor().execute("SELECT COUNT(*) FROM user_tables").fetchone() == (0,)
 
 

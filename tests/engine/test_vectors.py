@@ -143,3 +143,68 @@ def test_binary_vectors_pack_eight_dimensions_per_byte(cur):
     with pytest.raises(oracledb.DatabaseError) as exc:
         cur.execute("SELECT TO_VECTOR('[1,0,0,0,0,0,0,1]', 8, BINARY) FROM dual")
     assert ora_code(exc) == 51803
+
+
+# --------------------------------------------------------------------------- BINARY vectors: HAMMING and JACCARD
+def _bits(row) -> int:
+    return int.from_bytes(bytes(int(b) for b in row), "big")
+
+
+def _binary_ref(metric, a, b):
+    """Reference distances over the bits, by Python's own bit counting."""
+    x, y = _bits(a), _bits(b)
+    if metric == "HAMMING":
+        return float((x ^ y).bit_count())
+    either = (x | y).bit_count()
+    return 0.0 if either == 0 else 1.0 - (x & y).bit_count() / either
+
+
+@pytest.fixture
+def binary(cur):
+    """300 BINARY vectors of 64 dimensions (8 bytes): more rows than the top-k's first candidate pool (64)."""
+    cur.execute("CREATE TABLE bv (id NUMBER PRIMARY KEY, v VECTOR(64, BINARY))")
+    data = RNG.integers(0, 256, size=(300, 8))
+    cur.executemany("INSERT INTO bv VALUES (:1, TO_VECTOR(:2, 64, BINARY))",
+                    [(i, "[" + ",".join(map(str, row)) + "]") for i, row in enumerate(data)])
+    cur.connection.commit()
+    return cur, data
+
+
+def _vector_text(row) -> str:
+    return "[" + ",".join(str(int(b)) for b in row) + "]"
+
+
+@pytest.mark.parametrize("metric", ["HAMMING", "JACCARD"])
+def test_binary_distances_match_bit_counting(binary, metric):
+    cur, data = binary
+    q = RNG.integers(0, 256, size=8)
+    cur.execute(f"SELECT id, VECTOR_DISTANCE(v, TO_VECTOR(:q, 64, BINARY), {metric}) FROM bv ORDER BY id",
+                q=_vector_text(q))
+    got = cur.fetchall()
+    assert [round(d, 9) for _, d in got] == [round(_binary_ref(metric, row, q), 9) for row in data]
+
+
+@pytest.mark.parametrize("metric", ["HAMMING", "JACCARD"])
+def test_binary_topk_with_an_index_is_the_exact_answer(binary, metric):
+    """The vector cache once compared BINARY vectors byte by byte: HAMMING top-k through a vector index missed the
+    nearest rows (a wrong answer to a query without APPROX)."""
+    cur, data = binary
+    cur.execute(f"CREATE VECTOR INDEX bv_idx ON bv (v) ORGANIZATION INMEMORY NEIGHBOR GRAPH DISTANCE {metric}")
+    for _ in range(5):
+        q = RNG.integers(0, 256, size=8)
+        distances = [_binary_ref(metric, row, q) for row in data]
+        got = [r[0] for r in cur.execute(
+            f"SELECT id FROM bv ORDER BY VECTOR_DISTANCE(v, TO_VECTOR(:q, 64, BINARY), {metric}) "
+            f"FETCH FIRST 5 ROWS ONLY", q=_vector_text(q))]
+        assert sorted(distances[i] for i in got) == sorted(distances)[:5]
+
+
+def test_jaccard_takes_binary_vectors_only(cur):
+    """Error reference DIA-51837; JACCARD_DISTANCE is VECTOR_DISTANCE(..., JACCARD)."""
+    cur.execute("SELECT VECTOR_DISTANCE(TO_VECTOR('[255, 0]', 16, BINARY), TO_VECTOR('[15, 0]', 16, BINARY), "
+                "JACCARD), JACCARD_DISTANCE(TO_VECTOR('[255, 0]', 16, BINARY), TO_VECTOR('[15, 0]', 16, BINARY)) "
+                "FROM dual")
+    assert cur.fetchone() == (0.5, 0.5)
+    with pytest.raises(oracledb.DatabaseError) as exc:
+        cur.execute("SELECT VECTOR_DISTANCE(TO_VECTOR('[1, 2]'), TO_VECTOR('[2, 1]'), JACCARD) FROM dual")
+    assert ora_code(exc) == 51837

@@ -65,18 +65,38 @@ def _metric_fn(metric: str) -> Callable[[np.ndarray, np.ndarray], float]:
         return lambda x, y: float(np.abs(x - y).sum())
     if metric == "HAMMING":
         return lambda x, y: float(np.count_nonzero(x != y))
+    if metric == "JACCARD":
+        return _jaccard
     raise EngineError(51964, f"Invalid or unsupported metric specified for VECTOR_DISTANCE ({metric})")
 
 
+def _jaccard(x: np.ndarray, y: np.ndarray) -> float:
+    """1 - |x AND y| / |x OR y| over the bits of two BINARY vectors (AI Vector Search User's Guide, "Jaccard
+    Similarity"). Two all-zero vectors share no set bit: the guide does not say; 0 here (probe E18-JACCARD0)."""
+    either = float(np.maximum(x, y).sum())
+    return 0.0 if either == 0.0 else 1.0 - float((x * y).sum()) / either
+
+
 _METRICS = {m: _metric_fn(m) for m in ("COSINE", "EUCLIDEAN", "L2", "EUCLIDEAN_SQUARED", "L2_SQUARED", "DOT",
-                                       "INNER_PRODUCT", "MANHATTAN", "L1", "HAMMING")}
+                                       "INNER_PRODUCT", "MANHATTAN", "L1", "HAMMING", "JACCARD")}
+
+
+def vector_elements(blob: bytes) -> np.ndarray:
+    """A vector's dimensions: a BINARY vector's bits, one per dimension (it stores eight to a byte)."""
+    arr = V.vector_numpy(blob)
+    if V.vector_format(blob) == "BINARY":
+        return np.unpackbits(arr)
+    return arr
+
+
+def jaccard_needs_binary(first: str, second: str) -> EngineError:
+    """Error reference DIA-51837: the Jaccard metric takes BINARY vectors only."""
+    return EngineError(51837, f"VECTOR_DISTANCE() with Jaccard metric or JACCARD_DISTANCE() requires BINARY format "
+                              f"input vectors: encountered dimension formats ({first}, {second})")
 
 
 def _vector_array(blob: bytes) -> np.ndarray:
-    arr = V.vector_numpy(blob)
-    if V.vector_format(blob) == "BINARY":
-        return np.unpackbits(arr).astype(np.float64)
-    return arr.astype(np.float64)
+    return vector_elements(blob).astype(np.float64)
 
 
 def vector_distance(a: Any, b: Any, metric: str = "COSINE") -> float | None:
@@ -86,6 +106,10 @@ def vector_distance(a: Any, b: Any, metric: str = "COSINE") -> float | None:
     if x.shape != y.shape:
         raise EngineError(51808, f"Incorrect vector dimension number: {x.shape[0]} vs {y.shape[0]}")
     fn = _METRICS.get(metric.upper())
+    if metric.upper() == "JACCARD":
+        formats = (V.vector_format(as_vector_blob(a)), V.vector_format(as_vector_blob(b)))
+        if formats != ("BINARY", "BINARY"):
+            raise jaccard_needs_binary(*formats)
     if fn is None:
         raise EngineError(51964, f"Invalid or unsupported metric specified for VECTOR_DISTANCE ({metric})")
     return fn(x, y)

@@ -12,6 +12,7 @@ import sqlite3
 import numpy as np
 
 from . import values as V
+from .builtins import jaccard_needs_binary, vector_elements
 from .catalog import stored_name
 from .errors import EngineError
 
@@ -21,6 +22,12 @@ class _Matrix:
 
     def __init__(self, version, rowids, matrix, norms, fmt):
         self.version, self.rowids, self.matrix, self.norms, self.fmt = version, rowids, matrix, norms, fmt
+
+
+def _elements(blob: bytes) -> np.ndarray:
+    """A vector's dimensions as float32: a BINARY vector's bits, one per dimension, as VECTOR_DISTANCE sees them
+    (its bytes, eight dimensions each, would make HAMMING count differing bytes)."""
+    return vector_elements(blob).astype(np.float32)
 
 
 class VectorCache:
@@ -48,7 +55,7 @@ class VectorCache:
             if len(dims) != 1:
                 raise EngineError(51808, f"vectors of different dimensions in {table}.{column}")
             fmt = V.vector_format(blobs[0])
-            matrix = np.stack([V.vector_numpy(b).astype(np.float32) for b in blobs])
+            matrix = np.stack([_elements(b) for b in blobs])
         else:
             fmt, matrix = "FLOAT32", np.zeros((0, 0), dtype=np.float32)
         norms = np.linalg.norm(matrix, axis=1) if len(matrix) else np.zeros(0, dtype=np.float32)
@@ -62,7 +69,9 @@ class VectorCache:
         total = len(entry.rowids)
         if total == 0:
             return (lambda take: entry.rowids), 0
-        q = V.vector_numpy(query_blob).astype(np.float32)
+        q = _elements(query_blob)
+        if metric.upper() == "JACCARD" and (entry.fmt != "BINARY" or V.vector_format(query_blob) != "BINARY"):
+            raise jaccard_needs_binary(entry.fmt, V.vector_format(query_blob))
         if q.shape[0] != entry.matrix.shape[1]:
             raise EngineError(51808, f"Incorrect vector dimension number: {q.shape[0]} vs {entry.matrix.shape[1]}")
         distances = self.distances(entry, q, metric)
@@ -94,4 +103,9 @@ class VectorCache:
             return np.abs(m - q).sum(axis=1)
         if metric == "HAMMING":
             return (m != q).sum(axis=1).astype(np.float32)
+        if metric == "JACCARD":
+            both = m @ q
+            either = (np.maximum(m, q)).sum(axis=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return np.where(either == 0, 0.0, 1.0 - both / either).astype(np.float32)
         raise EngineError(51964, f"Invalid or unsupported metric specified for VECTOR_DISTANCE ({metric})")
