@@ -972,7 +972,13 @@ class Translator:
         padded = all(k in ("CHAR", "NCHAR") or isinstance(n, exp.Literal) and n.is_string
                      for n, k in zip([left] + others, kinds))
         left, others = self._convert_operands(left, others, scope, pairwise)
-        if padded:
+        if any(k and k.startswith("INTERVAL") for k in kinds):
+            # an interval's storage text starts with its sign: compared by amount, within one interval type
+            if len({k for k in kinds if k}) > 1:
+                raise errors.EngineError(932, f"inconsistent datatypes: expected {kinds[0]} got "
+                                              f"{next(k for k in kinds if k and k != kinds[0])}")
+            left, others = _ora("ORA_INTERVAL_KEY", left), [_ora("ORA_INTERVAL_KEY", o) for o in others]
+        elif padded:
             # SQLRF "Blank-Padded and Nonpadded Comparison Semantics": CHAR, NCHAR and text literals compare as if
             # the shorter were padded with blanks ('ab' = 'ab   '); one VARCHAR2 operand (a column, a str bind)
             # makes the comparison nonpadded, as SQLite's is
@@ -1035,12 +1041,18 @@ class Translator:
         if not (_is_datetime(lt) or _is_datetime(rt) or _is_interval(left) or _is_interval(right)):
             return self._numeric_operands(node, scope)
         sign = exp.Literal.number(1 if isinstance(node, exp.Add) else -1)
+        if _is_interval(left) and _is_interval(right):
+            if _interval_type(left) != _interval_type(right):
+                raise errors.EngineError(30081, "invalid data type for datetime/interval arithmetic")
+            return _ora("ORA_INTERVAL_PLUS", left, right, sign)
         if _is_interval(right):
             return _ora("ORA_INTERVAL_ADD", left, right, sign)
         if _is_interval(left) and isinstance(node, exp.Add):
             return _ora("ORA_INTERVAL_ADD", right, left, sign)
         if _is_datetime(lt) and _is_datetime(rt) and isinstance(node, exp.Sub):
-            return _ora("ORA_DATE_DIFF_DAYS", left, right)
+            # SQLRF "Datetime/Interval Arithmetic": DATE - DATE is a NUMBER of days; with a TIMESTAMP on either side
+            # the difference is an INTERVAL DAY TO SECOND
+            return _ora("ORA_DATE_DIFF_DAYS" if lt == rt == "DATE" else "ORA_TS_DIFF", left, right)
         if _is_datetime(lt):
             return _ora("ORA_DATE_ADD_DAYS", left, right if isinstance(node, exp.Add) else exp.Neg(this=exp.Paren(this=right)))
         if _is_datetime(rt) and isinstance(node, exp.Add):
@@ -1268,6 +1280,8 @@ class Translator:
             return None
         if Mark.ORACLE_TYPE in node.meta:
             return node.meta[Mark.ORACLE_TYPE]
+        if _is_interval(node):
+            return _interval_type(node)
         if isinstance(node, exp.Alias):
             return self.infer_type(node.this, scope)
         if isinstance(node, exp.Paren):
@@ -1472,8 +1486,11 @@ def _ordered(tr: Translator, node: exp.Ordered, scope: Scope) -> exp.Expression:
     key = node.this
     if isinstance(key, exp.Column) and not key.table and key.name in scope.order_projections:
         key = scope.order_projections[key.name]          # ORDER BY a select-list alias
-    if _with_zone(tr.infer_type(key, scope)):
+    kind = tr.infer_type(key, scope)
+    if _with_zone(kind):
         node.set("this", _instant(node.this))
+    elif kind in (DS_INTERVAL, YM_INTERVAL):
+        node.set("this", _ora("ORA_INTERVAL_KEY", node.this))
     return node
 
 
@@ -1906,9 +1923,26 @@ def _rownum_bound(cond: exp.Expression) -> exp.Expression | None:
     return _ora("ORA_ROW_LIMIT", bound.copy())
 
 
+DS_INTERVAL, YM_INTERVAL = "INTERVAL DAY TO SECOND", "INTERVAL YEAR TO MONTH"
+_INTERVAL_CALLS = {"ORA_NUMTODSINTERVAL": DS_INTERVAL, "ORA_TO_DSINTERVAL": DS_INTERVAL, "ORA_TS_DIFF": DS_INTERVAL,
+                   "ORA_NUMTOYMINTERVAL": YM_INTERVAL, "ORA_TO_YMINTERVAL": YM_INTERVAL}
+
+
+def _interval_type(node: exp.Expression) -> str | None:
+    """The interval type of an expression the translator made (a literal, NUMTO*INTERVAL, TO_*INTERVAL, TIMESTAMP
+    minus TIMESTAMP, interval arithmetic), None for anything else."""
+    if not isinstance(node, exp.Anonymous):
+        return None
+    if node.name == "ORA_INTERVAL_LITERAL":
+        unit = node.expressions[1].this.upper() if len(node.expressions) > 1 else ""
+        return YM_INTERVAL if unit.startswith(("YEAR", "MONTH")) else DS_INTERVAL
+    if node.name in ("ORA_INTERVAL_PLUS", "ORA_INTERVAL_MULTIPLY") and node.expressions:
+        return _interval_type(node.expressions[0])
+    return _INTERVAL_CALLS.get(node.name)
+
+
 def _is_interval(node: exp.Expression) -> bool:
-    return isinstance(node, exp.Anonymous) and node.name in ("ORA_INTERVAL_LITERAL", "ORA_NUMTODSINTERVAL",
-                                                             "ORA_NUMTOYMINTERVAL")
+    return _interval_type(node) is not None
 
 
 def _is_datetime(oracle_type: str | None) -> bool:

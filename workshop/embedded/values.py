@@ -270,6 +270,7 @@ DB_TYPES = {
     "TIMESTAMP WITH TIME ZONE": oracledb.DB_TYPE_TIMESTAMP_TZ,
     "TIMESTAMP WITH LOCAL TIME ZONE": oracledb.DB_TYPE_TIMESTAMP_LTZ,
     "BOOLEAN": oracledb.DB_TYPE_BOOLEAN,
+    "INTERVAL DAY TO SECOND": oracledb.DB_TYPE_INTERVAL_DS, "INTERVAL YEAR TO MONTH": oracledb.DB_TYPE_INTERVAL_YM,
 }
 
 
@@ -432,7 +433,25 @@ def python_value(value: Any, oracle_type: str | None, lobs: bool = False) -> Any
         return make_lob(value) if lobs else value
     if oracle_type == "RAW" and isinstance(value, str):
         return bytes.fromhex(value)
+    if oracle_type.startswith("INTERVAL") and isinstance(value, str):
+        return _interval_value(value)
     return value
+
+
+def _interval_value(text: str) -> Any:
+    """An interval's storage text as python-oracledb returns the type: a timedelta for DAY TO SECOND, an
+    oracledb.IntervalYM for YEAR TO MONTH."""
+    sign = -1 if text.startswith("-") else 1
+    body = text.lstrip("+-")
+    if " " in body:
+        days, clock = body.split(" ")
+        hours, minutes, seconds = clock.split(":")
+        whole, _, fraction = seconds.partition(".")
+        delta = dt.timedelta(days=int(days), hours=int(hours), minutes=int(minutes), seconds=int(whole),
+                             microseconds=int((fraction or "0").ljust(6, "0")[:6]))
+        return delta if sign > 0 else -delta
+    years, months = body.split("-")
+    return oracledb.IntervalYM(sign * int(years), sign * int(months))
 
 
 def _convert_json(raw: bytes):

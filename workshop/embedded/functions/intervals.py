@@ -278,6 +278,13 @@ def interval_multiply(interval: object, n: object) -> str | None:
     return Interval(value.kind, int(scaled)).text()
 
 
+def interval_key(value: object) -> int | None:
+    """An interval's amount (microseconds or months), the key it compares and sorts by: its storage text starts
+    with a sign, so as text -1 day sorted after +1 day."""
+    parsed = _interval_arg(value)
+    return None if parsed is None else parsed.amount
+
+
 def interval_compare(a: object, b: object) -> int | None:
     """-1, 0 or 1 comparing two intervals of the same kind (for ORDER BY / predicates)."""
     left = _interval_arg(a)

@@ -101,6 +101,7 @@ SCALAR_FUNCTIONS: dict[str, tuple[Callable[..., object], int]] = {
     "INTERVAL_PLUS": (intervals.interval_plus, -1),
     "INTERVAL_MULTIPLY": (intervals.interval_multiply, 2),
     "INTERVAL_COMPARE": (intervals.interval_compare, 2),
+    "INTERVAL_KEY": (intervals.interval_key, 1),
     # RAW and hashing
     "SYS_GUID": (raw.sys_guid, 0),
     "HEXTORAW": (raw.hextoraw, 1),
