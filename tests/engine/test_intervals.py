@@ -65,3 +65,16 @@ def test_day_to_second_and_year_to_month_do_not_mix(cur, sql, code):
     with pytest.raises(oracledb.DatabaseError) as info:
         cur.execute(sql)
     assert info.value.args[0].code == code
+
+
+def test_the_clock_is_read_once_per_statement(cur):
+    """SYSTIMESTAMP gives one value to every row and call in a statement (it was read per call: the difference
+    below came out a few microseconds short of 10 days), and a new value to the next statement."""
+    assert cur.execute("SELECT SYSTIMESTAMP - (SYSTIMESTAMP - INTERVAL '10' DAY) FROM dual").fetchall() == \
+        [(dt.timedelta(days=10),)]
+    assert cur.execute("SELECT COUNT(DISTINCT TO_CHAR(SYSTIMESTAMP, 'HH24:MI:SS.FF6')), COUNT(DISTINCT SYSDATE) "
+                       "FROM (SELECT LEVEL FROM dual CONNECT BY LEVEL <= 5000)").fetchall() == [(1, 1)]
+    first = cur.execute("SELECT SYSTIMESTAMP FROM dual").fetchone()[0]
+    later = cur.execute("SELECT SYSTIMESTAMP FROM dual WHERE EXISTS (SELECT 1 FROM dual "
+                        "CONNECT BY LEVEL <= 2000)").fetchone()[0]
+    assert later > first

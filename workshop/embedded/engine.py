@@ -26,6 +26,7 @@ from . import values as V
 from .ddl import DdlExecutor
 from .dialect import parse
 from .dml import DmlTranslator
+from .functions.datetimes import new_statement_clock
 from .hooks import EngineHooks, Plugin
 from .lexing import bind_names, code_mask, leading_words, split_returning_into, statement_hint, strip_comments
 from . import readonly as readonly_rules
@@ -319,6 +320,7 @@ class Engine:
     def execute(self, sql: str, binds: Any = None, input_types: Any = None) -> Result:
         with self.lock:
             self.state = StatementState()
+            new_statement_clock()
             try:
                 return self._execute(sql, binds, input_types)
             except sqlite3.Error as exc:
@@ -593,6 +595,7 @@ class Engine:
         Returns (total rows, batch errors, RETURNING values per row, rows changed per row)."""
         with self.lock:
             self.state = StatementState()
+            new_statement_clock()
             try:
                 words = leading_words(sql, 5)
                 if words and words[0] in ("BEGIN", "DECLARE"):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import calendar
 import datetime as _dt
 import re
+from contextvars import ContextVar
 from decimal import ROUND_HALF_UP, Decimal
 
 from .errors import OracleFunctionError
@@ -138,19 +139,39 @@ def _cut(dt: _dt.datetime, digits: int) -> _dt.datetime:
     return dt.replace(microsecond=dt.microsecond - dt.microsecond % step)
 
 
+#: The moment the current statement reads the clock, once per statement and thread: SYSDATE, SYSTIMESTAMP and the
+#: other clock functions give every row and every call in one statement the same value, as Oracle does
+#: (`SYSTIMESTAMP - (SYSTIMESTAMP - INTERVAL '10' DAY)` is exactly 10 days). The engine clears it per statement.
+_STATEMENT_CLOCK: ContextVar[_dt.datetime | None] = ContextVar("statement_clock", default=None)
+
+
+def new_statement_clock() -> None:
+    """A new statement reads the clock afresh."""
+    _STATEMENT_CLOCK.set(None)
+
+
+def _now() -> _dt.datetime:
+    """The statement's moment in the local zone, with its offset (read on first use)."""
+    moment = _STATEMENT_CLOCK.get()
+    if moment is None:
+        moment = _dt.datetime.now().astimezone()
+        _STATEMENT_CLOCK.set(moment)
+    return moment
+
+
 def sysdate() -> str:
     """SYSDATE: the local date and time as a DATE."""
-    return date_text(_dt.datetime.now())
+    return date_text(_now().replace(tzinfo=None))
 
 
 def current_date() -> str:
     """CURRENT_DATE: the session-time-zone date and time (the local zone) as a DATE."""
-    return date_text(_dt.datetime.now())
+    return date_text(_now().replace(tzinfo=None))
 
 
 def systimestamp(precision: object = None) -> str:
     """SYSTIMESTAMP[(p)]: local time with its UTC offset, p fractional digits (6 by default)."""
-    return timestamp_text(_cut(_dt.datetime.now().astimezone(), _precision(precision)), with_tz=True)
+    return timestamp_text(_cut(_now(), _precision(precision)), with_tz=True)
 
 
 def sys_extract_utc(value: object) -> str | None:
@@ -166,12 +187,12 @@ def sys_extract_utc(value: object) -> str | None:
 
 def current_timestamp(precision: object = None) -> str:
     """CURRENT_TIMESTAMP[(p)]: TIMESTAMP WITH TIME ZONE in the session zone."""
-    return timestamp_text(_cut(_dt.datetime.now().astimezone(), _precision(precision)), with_tz=True)
+    return timestamp_text(_cut(_now(), _precision(precision)), with_tz=True)
 
 
 def localtimestamp(precision: object = None) -> str:
     """LOCALTIMESTAMP[(p)]: TIMESTAMP without time zone in the session zone."""
-    return timestamp_text(_cut(_dt.datetime.now(), _precision(precision)))
+    return timestamp_text(_cut(_now().replace(tzinfo=None), _precision(precision)))
 
 
 # --- arithmetic ---------------------------------------------------------------------------
