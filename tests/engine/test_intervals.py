@@ -78,3 +78,16 @@ def test_the_clock_is_read_once_per_statement(cur):
     later = cur.execute("SELECT SYSTIMESTAMP FROM dual WHERE EXISTS (SELECT 1 FROM dual "
                         "CONNECT BY LEVEL <= 2000)").fetchone()[0]
     assert later > first
+
+
+def test_each_statement_of_a_block_reads_the_clock_afresh(tmp_path):
+    """Oracle reads the clock per SQL statement, also inside a PL/SQL block."""
+    conn = connect(tmp_path / "clock.db")
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE ticks (n NUMBER, at TIMESTAMP(6))")
+    cur.execute("""BEGIN
+                     EXECUTE IMMEDIATE 'INSERT INTO ticks VALUES (1, SYSTIMESTAMP)';
+                     EXECUTE IMMEDIATE 'INSERT INTO ticks SELECT 2, SYSTIMESTAMP FROM dual CONNECT BY LEVEL <= 3000';
+                   END;""")
+    assert cur.execute("SELECT COUNT(DISTINCT at) FROM ticks").fetchone() == (2,)
+    conn.close()

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import oracledb
 
 from . import errors, readonly
+from .functions.datetimes import new_statement_clock
 from .lexing import code_mask, split_top_level, strip_comments
 from .statement import Result
 from .translate import unsupported
@@ -103,6 +104,7 @@ def _run_statement(engine: "Engine", statement: str, binds: Any) -> None:
             raise unsupported("EXECUTE IMMEDIATE with a non-literal statement")
         inner = literal[1:-1].replace("''", "'")
         result_error = None
+        new_statement_clock()       # each SQL statement of a block reads the clock afresh, as on Oracle
         try:
             engine._execute(inner, None, None)
         except errors.EngineError as exc:
