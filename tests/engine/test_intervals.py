@@ -43,6 +43,10 @@ CASES = [
     ("date-difference-is-a-number", "SELECT d1 - d2 FROM spans ORDER BY id", [(1,), (-2,)]),
     ("interval-sum", "SELECT INTERVAL '1' DAY + INTERVAL '2' HOUR FROM dual", [(dt.timedelta(days=1, hours=2),)]),
     ("year-month-fetch", "SELECT INTERVAL '-1' MONTH FROM dual", [(oracledb.IntervalYM(0, -1),)]),
+    ("interval-times-number", "SELECT INTERVAL '1' DAY * 3, 2 * INTERVAL '90' MINUTE, INTERVAL '1' DAY / 4 FROM dual",
+     [(dt.timedelta(days=3), dt.timedelta(hours=3), dt.timedelta(hours=6))]),
+    ("scaled-compare", "SELECT 1 FROM dual WHERE INTERVAL '1' DAY * 2 > INTERVAL '47' HOUR", [(1,)]),
+    ("year-month-times", "SELECT INTERVAL '7' MONTH * 2 FROM dual", [(oracledb.IntervalYM(1, 2),)]),
 ]
 
 
@@ -60,6 +64,7 @@ def test_an_interval_difference_is_described_as_an_interval(cur):
 @pytest.mark.parametrize("sql, code", [
     ("SELECT 1 FROM dual WHERE INTERVAL '1' DAY > INTERVAL '1' YEAR", 932),          # two interval types
     ("SELECT INTERVAL '1' DAY + INTERVAL '1' YEAR FROM dual", 30081),
+    ("SELECT INTERVAL '1' DAY * INTERVAL '1' DAY FROM dual", 30081),
 ])
 def test_day_to_second_and_year_to_month_do_not_mix(cur, sql, code):
     with pytest.raises(oracledb.DatabaseError) as info:

@@ -1647,7 +1647,7 @@ NODE_REWRITES: dict[type, Callable[[Translator, Any, Scope], exp.Expression]] = 
     exp.Anonymous: lambda tr, node, scope: tr._function(node.name.upper(), node.expressions, scope, node),
     exp.Dot: lambda tr, node, scope: tr._package_call(node, scope),
     exp.DPipe: lambda tr, node, scope: _ora("ORA_CONCAT", node.this, node.expression),
-    exp.Div: lambda tr, node, scope: _ora("ORA_DIV", node.this, node.expression),
+    exp.Div: lambda tr, node, scope: _scaled_interval(node) or _ora("ORA_DIV", node.this, node.expression),
     exp.Mod: lambda tr, node, scope: _ora("ORA_MOD", node.this, node.expression),
     exp.Add: lambda tr, node, scope: tr._arithmetic(node, scope),
     exp.Sub: lambda tr, node, scope: tr._arithmetic(node, scope),
@@ -1661,7 +1661,7 @@ NODE_REWRITES: dict[type, Callable[[Translator, Any, Scope], exp.Expression]] = 
     exp.GTE: _comparison,
     exp.LT: _comparison,
     exp.LTE: _comparison,
-    exp.Mul: lambda tr, node, scope: tr._numeric_operands(node, scope),
+    exp.Mul: lambda tr, node, scope: _scaled_interval(node) or tr._numeric_operands(node, scope),
     exp.Neg: lambda tr, node, scope: tr._numeric_operands(node, scope),
     exp.In: _comparison,
     exp.Between: _comparison,
@@ -1939,6 +1939,20 @@ def _interval_type(node: exp.Expression) -> str | None:
     if node.name in ("ORA_INTERVAL_PLUS", "ORA_INTERVAL_MULTIPLY") and node.expressions:
         return _interval_type(node.expressions[0])
     return _INTERVAL_CALLS.get(node.name)
+
+
+def _scaled_interval(node: exp.Expression) -> exp.Expression | None:
+    """interval * n, n * interval and interval / n are intervals (SQLRF "Datetime/Interval Arithmetic"); None when no
+    operand is an interval."""
+    left, right = node.this, node.expression
+    if _is_interval(left) and not _is_interval(right):
+        factor = right if isinstance(node, exp.Mul) else exp.Div(this=exp.Literal.number(1.0), expression=right)
+        return _ora("ORA_INTERVAL_MULTIPLY", left, factor)
+    if isinstance(node, exp.Mul) and _is_interval(right) and not _is_interval(left):
+        return _ora("ORA_INTERVAL_MULTIPLY", right, left)
+    if _is_interval(left) or _is_interval(right):
+        raise errors.EngineError(30081, "invalid data type for datetime/interval arithmetic")
+    return None
 
 
 def _is_interval(node: exp.Expression) -> bool:
