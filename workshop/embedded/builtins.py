@@ -102,12 +102,13 @@ def _vector_array(blob: bytes) -> np.ndarray:
 def vector_distance(a: Any, b: Any, metric: str = "COSINE") -> float | None:
     if a is None or b is None:
         return None
-    x, y = _vector_array(as_vector_blob(a)), _vector_array(as_vector_blob(b))
+    first, second = as_vector_blob(a), as_vector_blob(b)
+    x, y = _vector_array(first), _vector_array(second)
     if x.shape != y.shape:
         raise EngineError(51808, f"Incorrect vector dimension number: {x.shape[0]} vs {y.shape[0]}")
     fn = _METRICS.get(metric.upper())
     if metric.upper() == "JACCARD":
-        formats = (V.vector_format(as_vector_blob(a)), V.vector_format(as_vector_blob(b)))
+        formats = (V.vector_format(first), V.vector_format(second))
         if formats != ("BINARY", "BINARY"):
             raise jaccard_needs_binary(*formats)
     if fn is None:

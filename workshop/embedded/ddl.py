@@ -120,11 +120,10 @@ class DdlExecutor:
         number = self.conn.execute("SELECT value FROM \"ORA$META\" WHERE key = 'constraint_seq'").fetchone()[0]
         return f"SYS_C{number:07d}"
 
-    def _stored(self, referenced: str, creating: str) -> str:
-        """The SQLite name of a table a foreign key references (the table being created may reference itself)."""
-        if referenced == creating:
-            return assign_storage(self.conn, creating)
-        return stored_name(self.conn, referenced)
+    def _stored(self, referenced: str, creating: str, storage: str) -> str:
+        """The SQLite name of a table a foreign key references (the table being created, kept under ``storage``,
+        may reference itself)."""
+        return storage if referenced == creating else stored_name(self.conn, referenced)
 
     def _name_in_use(self, name: str) -> errors.EngineError:
         return errors.EngineError(955, "name is already used by an existing object")
@@ -163,6 +162,7 @@ class DdlExecutor:
             if twin != coldef.name:
                 raise unsupported(f'a column "{coldef.name}" beside "{twin}" (names that differ only in case; SQLite, '
                                   "under the engine, folds case)")
+        storage = assign_storage(self.conn, table_name)
         sqlite_cols, col_rows, constraint_rows = [], [], []
         translator = Translator(self.catalog)
         pk_columns: list[str] = []
@@ -208,7 +208,7 @@ class DdlExecutor:
                 elif isinstance(kind, exp.Reference):
                     ref_table, ref_cols = _reference(kind)
                     cname = cname or self._system_name()
-                    parts.append(f'CONSTRAINT "{cname}" REFERENCES "{self._stored(ref_table, table_name)}"' + (f" ({', '.join(chr(34) + c + chr(34) for c in ref_cols)})" if ref_cols else "")
+                    parts.append(f'CONSTRAINT "{cname}" REFERENCES "{self._stored(ref_table, table_name, storage)}"' + (f" ({', '.join(chr(34) + c + chr(34) for c in ref_cols)})" if ref_cols else "")
                                  + _on_delete(kind))
                     constraint_rows.append((cname, "R", None, [name], ref_table))
                 elif isinstance(kind, exp.CollateColumnConstraint):
@@ -241,7 +241,7 @@ class DdlExecutor:
                     ref_table, ref_cols = _reference(kind.args["reference"])
                     table_sql_constraints.append(
                         f'CONSTRAINT "{cname}" FOREIGN KEY (' + ", ".join(f'"{c}"' for c in cols)
-                        + f') REFERENCES "{self._stored(ref_table, table_name)}"'
+                        + f') REFERENCES "{self._stored(ref_table, table_name, storage)}"'
                         + (" (" + ", ".join(f'"{c}"' for c in ref_cols) + ")" if ref_cols else "")
                         + _on_delete(kind.args["reference"]))
                     constraint_rows.append((cname, "R", None, cols, ref_table))
@@ -269,7 +269,6 @@ class DdlExecutor:
         if pk_columns:
             constraint_rows.insert(0, (pk_name or self._system_name(), "P", None, pk_columns, None))
         col_rows = [r if r[1] not in pk_columns else r[:8] + ("N",) + r[9:] for r in col_rows]
-        storage = assign_storage(self.conn, table_name)
         ddl = f'CREATE TABLE "{storage}" (' + ", ".join(column_sql + table_sql_constraints) + ")"
         try:
             self.conn.execute(ddl)

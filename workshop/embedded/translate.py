@@ -196,20 +196,23 @@ class Scope:
             number += 1
         return f"{alias}#{number}"
 
-    def _key(self, qualifier: str) -> str | None:
-        """The FROM item of this block a qualifier names, by its Oracle alias or by the one SQLite knows it by."""
-        if qualifier in self.sources:
-            return qualifier
-        return next((alias for alias, renamed in self.renamed.items() if renamed == qualifier), None)
-
-    def sqlite_alias(self, qualifier: str) -> str:
-        """The alias SQLite knows the FROM item an Oracle qualifier names by."""
+    def _named(self, qualifier: str) -> "tuple[Scope, str] | None":
+        """(the block, the Oracle alias) of the FROM item a qualifier names, here or in an enclosing block; the
+        qualifier may be its Oracle alias or the one SQLite knows it by."""
         scope = self
         while scope is not None:
             if qualifier in scope.sources:
-                return scope.renamed.get(qualifier, qualifier)
+                return scope, qualifier
+            alias = next((a for a, renamed in scope.renamed.items() if renamed == qualifier), None)
+            if alias is not None:
+                return scope, alias
             scope = scope.parent
-        return qualifier
+        return None
+
+    def sqlite_alias(self, qualifier: str) -> str:
+        """The alias SQLite knows the FROM item a qualifier names by."""
+        found = self._named(qualifier)
+        return found[0].renamed.get(found[1], found[1]) if found else qualifier
 
     def knows_column(self, column: exp.Column) -> bool:
         """Whether a column reference can resolve here (Oracle raises ORA-00904 otherwise;
@@ -236,13 +239,11 @@ class Scope:
         """(the alias SQLite knows the column's FROM item by, that item); the qualifier may be either alias."""
         qualifier = column.table
         if qualifier:
-            scope = self
-            while scope is not None:
-                key = scope._key(qualifier)
-                if key is not None:
-                    return scope.renamed.get(key, key), scope.sources[key]
-                scope = scope.parent
-            return None, None
+            found = self._named(qualifier)
+            if found is None:
+                return None, None
+            scope, alias = found
+            return scope.renamed.get(alias, alias), scope.sources[alias]
         name = column.name
         for alias, source in self.sources.items():
             if isinstance(source, Table) and source.column(name) is not None:
@@ -971,7 +972,7 @@ class Translator:
         kinds = [self.infer_type(node, scope) for node in [left] + others]
         padded = all(k in ("CHAR", "NCHAR") or isinstance(n, exp.Literal) and n.is_string
                      for n, k in zip([left] + others, kinds))
-        left, others = self._convert_operands(left, others, scope, pairwise)
+        left, others = self._convert_operands(left, others, kinds, pairwise)
         if any(k and k.startswith("INTERVAL") for k in kinds):
             # an interval's storage text starts with its sign: compared by amount, within one interval type
             if len({k for k in kinds if k}) > 1:
@@ -992,15 +993,16 @@ class Translator:
             left, others = nodes[0], nodes[1:]
         return left, others
 
-    def _convert_operands(self, left: exp.Expression, others: list[exp.Expression], scope: Scope,
+    @staticmethod
+    def _convert_operands(left: exp.Expression, others: list[exp.Expression], types: list[str | None],
                           pairwise: bool = False) -> tuple[exp.Expression, list[exp.Expression]]:
         """Oracle's implicit conversion between the operands of a comparison (SQL Language Reference, "Data
         Type Comparison Rules" > "Implicit and Explicit Data Conversion"): character compared with NUMBER is
         converted to NUMBER, character compared with DATE/TIMESTAMP to that datetime type, in either
         position; NUMBER compared with DATE is ORA-00932 (no implicit conversion between them).
-        ``pairwise``: a two-operand comparison, where the right side may be the one that decides."""
-        kind = self.infer_type(left, scope)
-        kinds = [self.infer_type(o, scope) for o in others]
+        ``types``: the operands' Oracle types, left first; ``pairwise``: a two-operand comparison, where the right
+        side may be the one that decides."""
+        kind, kinds = types[0], types[1:]
         known = [k for k in [kind] + kinds if k is not None]
         if any(_is_numeric(k) or _is_datetime(k) for k in known) and any(k in ("RAW", "BLOB") for k in known):
             # the Implicit Type Conversion Matrix converts RAW only to and from character data
