@@ -16,6 +16,19 @@ def code_of(cur, sql, *args):
     return None
 
 
+def outcome_of_last(tmp_path, statements) -> str | None:
+    """Run all but the last statement on a new database, then the last: "ORA-nnnnn" for its error, None if it ran."""
+    conn = connect(tmp_path / "outcome.db")
+    try:
+        cur = conn.cursor()
+        for sql in statements[:-1]:
+            cur.execute(sql)
+        got = code_of(cur, statements[-1])
+    finally:
+        conn.close()
+    return f"ORA-{got:05d}" if got else None
+
+
 @pytest.fixture
 def cur(tmp_path):
     conn = connect(tmp_path / "r3.db")
@@ -215,13 +228,7 @@ def test_names_differing_only_in_case_or_namespace(tmp_path, statements, outcome
     sequences share a namespace (ORA-00955), indexes have their own; quoted names that differ only in case are two
     objects (tests/engine/test_case_twins.py follows them end to end). Columns that differ only in case are the one
     case the engine cannot keep apart: it says so (ORA-03001), never a false ORA-00955."""
-    conn = connect(tmp_path / "ns.db")
-    cur = conn.cursor()
-    for sql in statements[:-1]:
-        cur.execute(sql)
-    got = code_of(cur, statements[-1])
-    assert (f"ORA-{got:05d}" if got else None) == outcome
-    conn.close()
+    assert outcome_of_last(tmp_path, statements) == outcome
 
 
 # --------------------------------------------------------------------------- DDL refusals (docs/embedded-engine.md)
@@ -252,13 +259,7 @@ def test_ddl_refusals(tmp_path, statements, outcome):
     (SQLRF "Data Types" with MAX_STRING_SIZE = STANDARD: 4000, CHAR and RAW 2000; probe E18-DDL-VC4001); a vector
     index on a NUMBER and an unknown vector format were ORA-51801 (the error reference: ORA-51900, ORA-51802); a text
     index on two columns was ORA-29855 (ORA-29851 "cannot build a domain index on more than one column")."""
-    conn = connect(tmp_path / "ddl.db")
-    cur = conn.cursor()
-    for sql in statements[:-1]:
-        cur.execute(sql)
-    got = code_of(cur, statements[-1])
-    assert (f"ORA-{got:05d}" if got else None) == outcome
-    conn.close()
+    assert outcome_of_last(tmp_path, statements) == outcome
 
 
 def test_nextval_in_a_query_holds_no_lock(two):
