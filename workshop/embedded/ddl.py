@@ -411,7 +411,8 @@ class DdlExecutor:
             create_hybrid = self.hooks.create_hybrid_index
             if create_hybrid is None:
                 raise unsupported("CREATE HYBRID VECTOR INDEX")
-            create_hybrid(index_name, table, columns, rest)
+            # the plug-ins that keep SQLite objects are handed storage names (catalog.assign_storage), here as below
+            create_hybrid(index_name, assign_storage(self.conn, index_name, INDEX_NAMESPACE), table, columns, rest)
             return
         if kind == "MULTIVALUE":
             raise unsupported("CREATE MULTIVALUE INDEX")

@@ -90,6 +90,7 @@ class EngineHooks:
     statements: dict[str, Callable[[str], Any]] = field(default_factory=dict)
     create_text_index: Callable[..., None] | None = None
     drop_text_index: Callable[[str], None] | None = None
+    #: (index name, its storage name, table, columns, the text after the column list)
     create_hybrid_index: Callable[..., None] | None = None
     drop_hybrid_index: Callable[[str], None] | None = None
     #: Told the name of each table about to be dropped; the last registered runs first.

@@ -8,6 +8,8 @@ returns the second argument unconverted; the translator owns declared-type conve
 
 from __future__ import annotations
 
+import datetime as _dt
+
 from .conversions import to_date, to_timestamp, to_timestamp_tz
 from .datetimes import DATE, TIMESTAMP_TZ, datetime_value, is_datetime_text, local_tz, render
 from .values import as_number, as_text, is_null
@@ -97,16 +99,19 @@ def _datetime_extreme(args: tuple[object, ...], pick_max: bool) -> object:
     expr decides the type of the comparison and of the result), compared as instants, so a DATE drops a later
     argument's fraction and WITH TIME ZONE values compare in UTC (their text, offset included, does not sort)."""
     kind = datetime_value(args[0])[1]
-    moments = []
-    for arg in args:
-        moment = datetime_value(arg)[0] if is_datetime_text(arg) else datetime_value(
-            to_timestamp_tz(arg) if kind == TIMESTAMP_TZ else to_date(arg) if kind == DATE else to_timestamp(arg))[0]
-        if kind == DATE:
-            moment = moment.replace(microsecond=0)
-        moments.append(moment.replace(tzinfo=moment.tzinfo or local_tz()) if kind == TIMESTAMP_TZ else
-                       moment.astimezone(local_tz()).replace(tzinfo=None) if moment.tzinfo else moment)
-    best = (max if pick_max else min)(range(len(moments)), key=lambda i: moments[i])
-    return render(moments[best], kind)
+    convert = {TIMESTAMP_TZ: to_timestamp_tz, DATE: to_date}.get(kind, to_timestamp)   # a character argument
+    moments = [_as_kind(datetime_value(arg if is_datetime_text(arg) else convert(arg))[0], kind) for arg in args]
+    return render((max if pick_max else min)(moments), kind)
+
+
+def _as_kind(moment: _dt.datetime, kind: str) -> _dt.datetime:
+    """A datetime as a value of the given type: WITH TIME ZONE keeps (or takes the session's) zone; DATE and TIMESTAMP
+    are local times without one (a DATE without a fraction)."""
+    if kind == TIMESTAMP_TZ:
+        return moment if moment.tzinfo else moment.replace(tzinfo=local_tz())
+    if moment.tzinfo:
+        moment = moment.astimezone(local_tz()).replace(tzinfo=None)
+    return moment.replace(microsecond=0) if kind == DATE else moment
 
 
 def greatest(*args: object) -> object:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from ..catalog import INDEX_NAMESPACE, assign_storage, stored_name
+from ..catalog import stored_name
 from ..errors import EngineError, ora_error
 from . import index as hybrid_index
 from . import preferences
@@ -59,10 +59,9 @@ def install(engine: "Engine") -> None:
     engine.hooks.procedures["DBMS_VECTOR_CHAIN.DROP_PREFERENCE"] = drop_preference
 
     # -------------------------------------------------------------- DDL
-    def create_hybrid_index(index_name, table, columns, rest):
+    def create_hybrid_index(index_name, storage, table, columns, rest):
         # the plug-in keeps SQLite objects: it works on the index's and the table's storage names
-        parameters = hybrid_index.create(db, index_name=assign_storage(db, index_name, INDEX_NAMESPACE),
-                                         table=table, columns=columns, rest=rest,
+        parameters = hybrid_index.create(db, index_name=storage, table=table, columns=columns, rest=rest,
                                          create_text_index=engine.hooks.create_text_index,
                                          load_model=engine.models.load, embed=embed)
         db.execute('INSERT INTO "ORA$INDEXES" (index_name, table_name, index_type, uniqueness, columns, '
